@@ -52,3 +52,15 @@ kernel_env() {
 	# shellcheck disable=SC1090
 	. "$f"
 }
+
+# virtme-ng lives in a venv in the cache; vng calls virtme-run via PATH.
+ensure_vng() {
+	local venv=$CACHE/venv
+	if [ ! -x "$venv/bin/vng" ]; then
+		log "creating virtme-ng venv in $venv"
+		python3 -m venv "$venv"
+		"$venv/bin/pip" install -q virtme-ng ||
+			die "pip install virtme-ng failed"
+	fi
+	export PATH=$venv/bin:$PATH
+}

@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs as root inside the virtme-ng guest: guest-run.sh RESULTS_DIR
+# Reads RESULTS_DIR/guest.env (written by vm-run), loads OUR modules (never
+# the stock ones), then runs the requested action and saves dmesg.
+set -uo pipefail
+
+RES=${1:?results dir}
+# shellcheck disable=SC1091
+. "$RES/guest.env"
+export SMC_MODULE_DIR SMC_REPO SMC_RESULTS=$RES
+export PATH=$SMC_REPO/tools/net/smc:$PATH
+
+say() { echo "[guest] $*"; }
+fail() {
+	say "FATAL: $*"
+	echo "$*" > "$RES/prep-failed"
+	dmesg > "$RES/dmesg.txt" 2>&1
+	exit 1
+}
+
+# Our module must be the one under test: a preloaded stock smc would
+# silently make every test meaningless.
+say "kernel $(uname -r)"
+for m in smc smc_diag; do
+	[ -d "/sys/module/$m" ] && fail "module $m already loaded before our insmod"
+done
+
+# Block autoloading of the stock modules (e.g. socket(AF_SMC) or the diag
+# netlink family triggering request_module).  /etc is an overlay in vng;
+# if it is not writable, shadow it with a tmpfs copy.
+if ! touch /etc/.smc-rw-test 2>/dev/null; then
+	mkdir -p /run/smc-etc && cp -a /etc/. /run/smc-etc/
+	mount --bind /run/smc-etc /etc
+fi
+rm -f /etc/.smc-rw-test
+mkdir -p /etc/modprobe.d
+printf 'install smc /bin/false\ninstall smc_diag /bin/false\n' \
+	> /etc/modprobe.d/smc-block.conf
+
+load() {
+	local ko=$SMC_MODULE_DIR/$1.ko deps
+	[ -f "$ko" ] || fail "$ko not built"
+	# insmod does not resolve dependencies (ib_core, ...): modprobe them.
+	deps=$(modinfo -F depends "$ko" | tr ',' ' ')
+	for d in $deps; do
+		case "$d" in smc|smc_diag) continue ;; esac
+		modprobe "$d" || fail "cannot load dependency $d of $1"
+	done
+	insmod "$ko" || fail "insmod $ko failed"
+	local want have
+	want=$(modinfo -F srcversion "$ko")
+	have=$(cat "/sys/module/$1/srcversion" 2>/dev/null || true)
+	[ -n "$want" ] && [ "$want" = "$have" ] ||
+		fail "$1: loaded srcversion '$have' is not our '$want'"
+	grep -q O "/sys/module/$1/taint" ||
+		fail "$1: taint '$(cat "/sys/module/$1/taint")' lacks O (out-of-tree)"
+	say "loaded $ko (srcversion $have)"
+}
+
+if [ "${SMC_NO_MODULES:-0}" != 1 ]; then
+	if [ -f "$SMC_MODULE_DIR/smc.ko" ]; then
+		load smc
+		[ -f "$SMC_MODULE_DIR/smc_diag.ko" ] && load smc_diag
+	else
+		say "no smc.ko built: running without our modules"
+	fi
+fi
+touch "$RES/prep-ok"
+
+run_tests() {
+	local dir=$SMC_REPO/tools/testing/selftests/net/smc
+	mkdir -p "$RES/tests"
+	while read -r name tmo; do
+		[ -n "$name" ] || continue
+		say "=== $name (timeout ${tmo}s)"
+		local start rc
+		start=$(date +%s)
+		(cd "$dir" && timeout -k 5 "$tmo" "./$name") \
+			> >(tee "$RES/tests/$name.out") \
+			2> >(tee "$RES/tests/$name.err" >&2)
+		rc=$?
+		wait
+		echo "$rc" > "$RES/tests/$name.rc"
+		say "=== $name exit $rc ($(($(date +%s) - start))s)"
+		# A test may unload our module; put it back for the next one.
+		if [ ! -d /sys/module/smc ] && [ -f "$SMC_MODULE_DIR/smc.ko" ]; then
+			insmod "$SMC_MODULE_DIR/smc.ko" &&
+			{ [ ! -f "$SMC_MODULE_DIR/smc_diag.ko" ] ||
+			  insmod "$SMC_MODULE_DIR/smc_diag.ko"; }
+		fi
+	done < "$RES/tests.list"
+}
+
+rc=0
+case "$SMC_ACTION" in
+tests) run_tests ;;
+demo)  (cd "$SMC_REPO" && bash tools/testing/vm/demo.sh); rc=$? ;;
+exec)  (cd "$SMC_CWD" && bash -c "$SMC_EXEC"); rc=$? ;;
+esac
+echo "$rc" > "$RES/exec.rc"
+
+dmesg > "$RES/dmesg.txt" 2>&1
+touch "$RES/guest-done"
+exit "$rc"
