@@ -48,14 +48,23 @@ load() {
 		modprobe "$d" || fail "cannot load dependency $d of $1"
 	done
 	insmod "$ko" || fail "insmod $ko failed"
-	local want have
+	local want have what=srcversion
 	want=$(modinfo -F srcversion "$ko")
 	have=$(cat "/sys/module/$1/srcversion" 2>/dev/null || true)
+	if [ -z "$want" ]; then
+		# No MODULE_VERSION: srcversion is absent; the GNU build id
+		# identifies the exact file just as well.
+		what=build-id
+		want=$(readelf -n "$ko" | sed -n 's/^ *Build ID: //p')
+		have=$(od -An -tx1 "/sys/module/$1/notes/.note.gnu.build-id" \
+			2>/dev/null | tr -d ' \n' || true)
+		case "$have" in *"$want") have=$want ;; esac
+	fi
 	[ -n "$want" ] && [ "$want" = "$have" ] ||
-		fail "$1: loaded srcversion '$have' is not our '$want'"
+		fail "$1: loaded $what '$have' is not our '$want'"
 	grep -q O "/sys/module/$1/taint" ||
 		fail "$1: taint '$(cat "/sys/module/$1/taint")' lacks O (out-of-tree)"
-	say "loaded $ko (srcversion $have)"
+	say "loaded $ko ($what $have)"
 }
 
 if [ "${SMC_NO_MODULES:-0}" != 1 ]; then
