@@ -85,11 +85,12 @@ run_tests() {
 		say "=== $name (timeout ${tmo}s)"
 		local start rc
 		start=$(date +%s)
-		(cd "$dir" && timeout -k 5 "$tmo" "./$name") \
-			> >(tee "$RES/tests/$name.out") \
-			2> >(tee "$RES/tests/$name.err" >&2)
-		rc=$?
-		wait
+		# tee in a plain pipe so the KTAP output is complete before the
+		# exit line is printed.
+		(cd "$dir" && timeout -k 5 "$tmo" "./$name" </dev/null) \
+			2> >(tee "$RES/tests/$name.err" >&2) |
+			tee "$RES/tests/$name.out"
+		rc=${PIPESTATUS[0]}
 		echo "$rc" > "$RES/tests/$name.rc"
 		say "=== $name exit $rc ($(($(date +%s) - start))s)"
 		# A test may unload our module; put it back for the next one.
