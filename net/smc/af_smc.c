@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared Memory Communications: the AF_SMC address family.
+ *
+ * Socket creation and release, bind, the proto_ops table and module
+ * set-up.  Connection establishment is in smc_connect.c and
+ * smc_listen.c, the calls that move data in smc_sockops.c.
+ */
+
+#define KMSG_COMPONENT "smc"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/socket.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "smc.h"
+
+struct workqueue_struct *smc_hs_wq;
+
+static void smc_set_keepalive(struct sock *sk, int val)
+{
+	struct sock *clcsk = smc_clcsk(smc_sk(sk));
+
+	/* SO_KEEPALIVE on the SMC socket is meant for the TCP connection */
+	if (!clcsk || !clcsk->sk_prot->keepalive)
+		return;
+	lock_sock(clcsk);
+	clcsk->sk_prot->keepalive(clcsk, val);
+	release_sock(clcsk);
+}
+
+struct proto smc_proto = {
+	.name		= "SMC",
+	.owner		= THIS_MODULE,
+	.keepalive	= smc_set_keepalive,
+	.obj_size	= sizeof(struct smc_sock),
+};
+
+struct proto smc_proto6 = {
+	.name		= "SMC6",
+	.owner		= THIS_MODULE,
+	.keepalive	= smc_set_keepalive,
+	.obj_size	= sizeof(struct smc_sock),
+};
+
+static void smc_destruct(struct sock *sk)
+{
+	struct smc_sock *smc = smc_sk(sk);
+
+	WARN_ON_ONCE(smc->clcsock);
+	kfree(smc->listen);
+	smc->listen = NULL;
+}
+
+/*
+ * Allocate an smc sock.  @sock is NULL for the child of a listener,
+ * which gets its struct socket only at accept() time.
+ */
+struct sock *smc_sock_alloc(struct net *net, struct socket *sock,
+			    int protocol, gfp_t gfp)
+{
+	struct proto *prot;
+	struct smc_net *sn;
+	struct smc_sock *smc;
+	struct sock *sk;
+
+	prot = protocol == SMCPROTO_SMC6 ? &smc_proto6 : &smc_proto;
+	sk = sk_alloc(net, PF_SMC, gfp, prot, 0);
+	if (!sk)
+		return NULL;
+
+	sock_init_data(sock, sk);
+	sk->sk_state = SMC_INIT;
+	sk->sk_protocol = protocol;
+	sk->sk_destruct = smc_destruct;
+	/* clcsock callbacks may still look at us until a grace period ends */
+	sock_set_flag(sk, SOCK_RCU_FREE);
+
+	sn = smc_net(net);
+	WRITE_ONCE(sk->sk_sndbuf, 2 * READ_ONCE(sn->wmem));
+	WRITE_ONCE(sk->sk_rcvbuf, 2 * READ_ONCE(sn->rmem));
+
+	smc = smc_sk(sk);
+	smc->path = SMC_PATH_TCP;
+	smc->limit_hs = READ_ONCE(sn->limit_smc_hs);
+	INIT_WORK(&smc->connect_work, smc_connect_work);
+	INIT_WORK(&smc->handshake_work, smc_handshake_work);
+	INIT_LIST_HEAD(&smc->accept_node);
+	smc_table_add(smc);
+	return sk;
+}
+
+/* The internal TCP socket of a socket created by the user */
+static int smc_create_clcsock(struct smc_sock *smc, int protocol)
+{
+	int family = protocol == SMCPROTO_SMC6 ? PF_INET6 : PF_INET;
+	struct sock *sk = &smc->sk;
+	struct socket *clcsock;
+	int rc;
+
+	/*
+	 * Created as a user socket (kern == 0): it carries the user's
+	 * connection, so it holds a reference on the namespace and is
+	 * subject to the same security checks as a TCP socket would be.
+	 */
+	rc = __sock_create(sock_net(sk), family, SOCK_STREAM, IPPROTO_TCP,
+			   &clcsock, 0);
+	if (rc)
+		return rc;
+	smc->clcsock = clcsock;
+	rc = smc_clcsk_attach(smc);
+	if (rc) {
+		smc->clcsock = NULL;
+		sock_release(clcsock);
+	}
+	return rc;
+}
+
+void smc_sock_destroy_clcsock(struct smc_sock *smc)
+{
+	struct socket *clcsock = smc->clcsock;
+
+	if (!clcsock)
+		return;
+	smc_clcsk_detach(smc);
+	smc_table_clear_clcsock(smc);
+	/* a redirected file pointer was taken back already */
+	clcsock->file = NULL;
+	sock_release(clcsock);
+}
+
+static int smc_create(struct net *net, struct socket *sock, int protocol,
+		      int kern)
+{
+	struct sock *sk;
+	int rc;
+
+	if (sock->type != SOCK_STREAM)
+		return -ESOCKTNOSUPPORT;
+	if (protocol != SMCPROTO_SMC && protocol != SMCPROTO_SMC6)
+		return -EPROTONOSUPPORT;
+
+	sock->state = SS_UNCONNECTED;
+	sock->ops = &smc_sock_ops;
+	sk = smc_sock_alloc(net, sock, protocol, GFP_KERNEL);
+	if (!sk)
+		return -ENOBUFS;
+
+	rc = smc_create_clcsock(smc_sk(sk), protocol);
+	if (rc) {
+		smc_table_del(smc_sk(sk));
+		sk->sk_state = SMC_CLOSED;
+		sock_orphan(sk);
+		sock->sk = NULL;
+		sock_put(sk);
+	}
+	return rc;
+}
+
+static int smc_release(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+	struct smc_sock *smc;
+
+	if (!sk)
+		return 0;
+	smc = smc_sk(sk);
+
+	sock_hold(sk);
+	smc_connect_cancel(smc);
+	if (smc->listen)
+		smc_listen_stop(smc);
+
+	lock_sock(sk);
+	smc_fallback_undo_redirect(smc);
+	sk->sk_state = SMC_CLOSED;
+	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+	sock_orphan(sk);
+	sock->sk = NULL;
+	release_sock(sk);
+
+	/* closing TCP may wait for SO_LINGER: not under the smc lock */
+	smc_sock_destroy_clcsock(smc);
+	smc_table_del(smc);
+
+	sock_put(sk);	/* the hold above */
+	sock_put(sk);	/* the socket's own reference */
+	return 0;
+}
+
+static int smc_bind(struct socket *sock, struct sockaddr *uaddr,
+		    int addr_len)
+{
+	struct sockaddr_in *addr = (struct sockaddr_in *)uaddr;
+	struct sock *sk = sock->sk;
+	struct smc_sock *smc = smc_sk(sk);
+	struct sock *clcsk;
+	int rc;
+
+	if (addr_len < (int)sizeof(struct sockaddr_in))
+		return -EINVAL;
+	if (addr->sin_family != AF_INET && addr->sin_family != AF_INET6 &&
+	    addr->sin_family != AF_UNSPEC)
+		return -EAFNOSUPPORT;
+	if (addr->sin_family == AF_UNSPEC &&
+	    addr->sin_addr.s_addr != htonl(INADDR_ANY))
+		return -EAFNOSUPPORT;
+
+	lock_sock(sk);
+	rc = -EINVAL;
+	if (sk->sk_state != SMC_INIT || smc->connect_pending ||
+	    !smc->clcsock)
+		goto out;
+
+	clcsk = smc->clcsock->sk;
+	clcsk->sk_reuse = sk->sk_reuse;
+	clcsk->sk_reuseport = sk->sk_reuseport;
+	rc = kernel_bind(smc->clcsock, uaddr, addr_len);
+out:
+	release_sock(sk);
+	return rc;
+}
+
+SMC_DEFINE_ACCEPT(smc_accept, smc_accept_common)
+
+const struct proto_ops smc_sock_ops = {
+	.family		= PF_SMC,
+	.owner		= THIS_MODULE,
+	.release	= smc_release,
+	.bind		= smc_bind,
+	.connect	= smc_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= smc_accept,
+	.getname	= smc_getname,
+	.poll		= smc_poll,
+	.ioctl		= smc_ioctl,
+	.listen		= smc_listen,
+	.shutdown	= smc_shutdown,
+	.setsockopt	= smc_setsockopt,
+	.getsockopt	= smc_getsockopt,
+	.sendmsg	= smc_sendmsg,
+	.recvmsg	= smc_recvmsg,
+	.mmap		= sock_no_mmap,
+	.splice_read	= smc_splice_read,
+};
+
+static const struct net_proto_family smc_family_ops = {
+	.family	= PF_SMC,
+	.owner	= THIS_MODULE,
+	.create	= smc_create,
+};
+
+static int __init smc_init(void)
+{
+	int rc;
+
+	rc = smc_fallback_init();
+	if (rc)
+		return rc;
+
+	rc = smc_netns_init();
+	if (rc)
+		return rc;
+
+	rc = -ENOMEM;
+	smc_hs_wq = alloc_workqueue("smc_hs_wq", WQ_UNBOUND, 0);
+	if (!smc_hs_wq)
+		goto out_netns;
+
+	rc = proto_register(&smc_proto, 1);
+	if (rc)
+		goto out_wq;
+	rc = proto_register(&smc_proto6, 1);
+	if (rc)
+		goto out_proto;
+
+	rc = sock_register(&smc_family_ops);
+	if (rc) {
+		pr_err("cannot register address family %d: %d\n", PF_SMC, rc);
+		goto out_proto6;
+	}
+	return 0;
+
+out_proto6:
+	proto_unregister(&smc_proto6);
+out_proto:
+	proto_unregister(&smc_proto);
+out_wq:
+	destroy_workqueue(smc_hs_wq);
+out_netns:
+	smc_netns_exit();
+	return rc;
+}
+
+static void __exit smc_exit(void)
+{
+	/*
+	 * Every smc sock holds a module reference, so none is left here;
+	 * the workqueue is empty too, its items hold socket references.
+	 */
+	sock_unregister(PF_SMC);
+	destroy_workqueue(smc_hs_wq);
+	proto_unregister(&smc_proto6);
+	proto_unregister(&smc_proto);
+	smc_netns_exit();
+}
+
+module_init(smc_init);
+module_exit(smc_exit);
+
+MODULE_DESCRIPTION("Shared Memory Communications (AF_SMC) sockets");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_NETPROTO(PF_SMC);

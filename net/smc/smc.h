@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared Memory Communications: socket layer definitions.
+ *
+ * An AF_SMC socket starts life as a wrapper around an internal kernel
+ * TCP socket (the "clcsock").  The TCP handshake and, later, the CLC
+ * handshake run over that socket.  Afterwards the connection either
+ * moves its data over SMC (shared memory or RDMA) or stays on TCP for
+ * good ("fallback").  Until one of the two has happened every call is
+ * answered by the internal TCP socket, so the socket behaves exactly
+ * like TCP.
+ *
+ * Lock order:
+ *   smc sock lock (lock_sock)
+ *     -> smc_listen_info.lock (accept queue spinlock)
+ *     -> clcsock sock lock (taken inside kernel TCP calls)
+ *   smc_sock_table.lock (rwlock) is a leaf.
+ * Callbacks installed on the clcsock run under the clcsock lock or in
+ * softirq context; they never take the smc sock lock, they only wake
+ * waiters or queue work.
+ */
+#ifndef __SMC_H
+#define __SMC_H
+
+#include <linux/socket.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+
+#include "smc_compat.h"
+
+/* socket(AF_SMC, SOCK_STREAM, proto): the family of the internal socket */
+#define SMCPROTO_SMC		0	/* internal socket is AF_INET */
+#define SMCPROTO_SMC6		1	/* internal socket is AF_INET6 */
+
+#define SMC_DEFAULT_BUFSIZE	(64 * 1024)	/* net.smc.wmem/rmem */
+#define SMC_MIN_BUFSIZE		(16 * 1024)
+
+/* sk_state values; these numbers are user API (sock_diag, smcss) */
+enum smc_state {
+	SMC_ACTIVE		= 1,
+	SMC_INIT		= 2,
+	SMC_CLOSED		= 7,
+	SMC_LISTEN		= 10,
+	SMC_PEERCLOSEWAIT1	= 20,
+	SMC_PEERCLOSEWAIT2	= 21,
+	SMC_APPCLOSEWAIT1	= 22,
+	SMC_APPCLOSEWAIT2	= 23,
+	SMC_APPFINCLOSEWAIT	= 24,
+	SMC_PEERFINCLOSEWAIT	= 25,
+	SMC_PEERABORTWAIT	= 26,
+	SMC_PROCESSABORT	= 27,
+};
+
+/* Reasons for staying on TCP; the values are the CLC decline codes */
+#define SMC_CLC_DECL_PEERNOSMC	0x03010000	/* no SMC option in SYN(ACK) */
+#define SMC_CLC_DECL_OPTUNSUPP	0x03060000	/* TCP Fast Open requested */
+
+/*
+ * Which transport carries the data of a socket.  SMC_PATH_TCP covers
+ * both "not decided yet" (the handshake still runs on TCP) and
+ * "fallback" (decided for good); use_fallback tells them apart.
+ */
+enum smc_path {
+	SMC_PATH_TCP,
+	SMC_PATH_SMCR,
+	SMC_PATH_SMCD,
+};
+
+struct smc_sock;
+
+/* State a listening socket keeps for connections on their way to accept() */
+struct smc_listen_info {
+	struct smc_sock		*smc;		/* the listener */
+	struct work_struct	tcp_accept_work; /* takes new TCP children */
+	spinlock_t		lock;		/* protects the fields below */
+	struct list_head	accept_q;	/* handshake done, not accepted */
+	unsigned int		accept_q_len;
+	unsigned int		in_handshake;	/* children in handshake */
+	bool			stalled;	/* queue full, work paused */
+	bool			closed;		/* listener is going away */
+};
+
+struct smc_sock {
+	struct sock		sk;		/* must be first */
+	struct socket		*clcsock;	/* internal TCP socket */
+	struct hlist_node	table_node;	/* in smc_sock_table */
+
+	enum smc_path		path;
+	bool			use_fallback;	/* TCP for good */
+	u32			fallback_rsn;	/* local reason (decline code) */
+	u32			peer_diagnosis;	/* code from the peer's decline */
+	bool			file_redirected; /* file points at clcsock */
+
+	/* client side */
+	bool			connect_inflight; /* connect() blocks in TCP */
+	bool			connect_pending;  /* TCP connect runs on, then
+						   * connect_work finishes it
+						   */
+	struct work_struct	connect_work;
+
+	/* server side */
+	struct smc_listen_info	*listen;	/* only while listening */
+	struct smc_sock		*listen_smc;	/* parent of a child */
+	struct list_head	accept_node;	/* in parent's accept_q */
+	struct work_struct	handshake_work;	/* child's handshake */
+
+	/* options stored for later use */
+	bool			limit_hs;	/* SOL_SMC SMC_LIMIT_HS */
+	int			defer_accept;	/* TCP_DEFER_ACCEPT seconds */
+};
+
+static inline struct smc_sock *smc_sk(const struct sock *sk)
+{
+	return (struct smc_sock *)sk;
+}
+
+/* true while every call on the socket is served by the TCP socket */
+static inline bool smc_on_tcp(const struct smc_sock *smc)
+{
+	return READ_ONCE(smc->path) == SMC_PATH_TCP;
+}
+
+static inline struct sock *smc_clcsk(const struct smc_sock *smc)
+{
+	return smc->clcsock ? smc->clcsock->sk : NULL;
+}
+
+extern struct proto smc_proto;
+extern struct proto smc_proto6;
+extern const struct proto_ops smc_sock_ops;
+extern struct workqueue_struct *smc_hs_wq;
+
+/* af_smc.c */
+struct sock *smc_sock_alloc(struct net *net, struct socket *sock,
+			    int protocol, gfp_t gfp);
+void smc_sock_destroy_clcsock(struct smc_sock *smc);
+
+/* smc_table.c: every smc sock, for sock_diag */
+struct smc_sock_table {
+	rwlock_t		lock;
+	struct hlist_head	head;
+};
+
+void smc_table_add(struct smc_sock *smc);
+void smc_table_del(struct smc_sock *smc);
+void smc_table_clear_clcsock(struct smc_sock *smc);
+int smc_table_walk(struct net *net, int protocol, unsigned int *pos,
+		   int (*fn)(struct smc_sock *smc, void *arg), void *arg);
+
+/* smc_fallback.c: the clcsock callbacks and the switch to TCP */
+int smc_clcsk_attach(struct smc_sock *smc);
+void smc_clcsk_detach(struct smc_sock *smc);
+void smc_switch_to_fallback(struct smc_sock *smc, u32 reason);
+void smc_fallback_redirect(struct smc_sock *smc);
+void smc_fallback_undo_redirect(struct smc_sock *smc);
+int smc_fallback_init(void);
+
+/* smc_sockopt.c */
+void smc_copy_sock_settings_to_clc(struct smc_sock *smc);
+void smc_copy_sock_settings_from_clc(struct smc_sock *smc);
+int smc_setsockopt(struct socket *sock, int level, int optname,
+		   sockptr_t optval, unsigned int optlen);
+int smc_getsockopt(struct socket *sock, int level, int optname,
+		   char __user *optval, int __user *optlen);
+
+/* smc_connect.c */
+int smc_connect(struct socket *sock, struct sockaddr *addr, int alen,
+		int flags);
+void smc_connect_work(struct work_struct *work);
+void smc_connect_cancel(struct smc_sock *smc);
+int smc_wait_connected(struct smc_sock *smc, long timeo);
+
+/* smc_listen.c */
+int smc_listen(struct socket *sock, int backlog);
+int smc_accept_common(struct socket *sock, struct socket *newsock,
+		      int flags);
+void smc_listen_kick(struct smc_sock *lsmc);
+void smc_listen_stop(struct smc_sock *lsmc);
+void smc_handshake_work(struct work_struct *work);
+
+/* smc_sockops.c: data and control calls */
+int smc_getname(struct socket *sock, struct sockaddr *addr, int peer);
+__poll_t smc_poll(struct file *file, struct socket *sock,
+		  poll_table *wait);
+int smc_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg);
+int smc_shutdown(struct socket *sock, int how);
+int smc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
+int smc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
+		int flags);
+ssize_t smc_splice_read(struct socket *sock, loff_t *ppos,
+			struct pipe_inode_info *pipe, size_t len,
+			unsigned int flags);
+
+/* smc_netns.c */
+struct smc_net {
+	int	wmem;		/* net.smc.wmem */
+	int	rmem;		/* net.smc.rmem */
+	bool	limit_smc_hs;	/* net.smc.limit_smc_hs */
+};
+
+struct smc_net *smc_net(const struct net *net);
+int smc_netns_init(void);
+void smc_netns_exit(void);
+
+#endif /* __SMC_H */

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared Memory Communications: the client side of a connection.
+ *
+ * connect() first establishes the internal TCP connection.  A blocking
+ * connect finishes the SMC handshake in the caller's context.  When the
+ * TCP connect goes on in the background (non-blocking socket, a send
+ * timeout or a signal), the clcsock's state_change callback queues
+ * connect_work once TCP is done, and the work item finishes the job;
+ * meanwhile the socket reports neither readable nor writable.
+ */
+
+#include <linux/net.h>
+#include <linux/socket.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "smc.h"
+
+/* The TCP connection is up: pick the transport.  smc sock lock held. */
+static void smc_connect_established(struct smc_sock *smc)
+{
+	struct sock *sk = &smc->sk;
+
+	/* options set while TCP was connecting apply to the connection */
+	smc_copy_sock_settings_to_clc(smc);
+
+	/*
+	 * Without the SMC option in the SYN-ACK the peer cannot do SMC.
+	 * No transport is offered yet, so the option is never sent and
+	 * every connection ends up here.
+	 */
+	if (!tcp_sk(smc_clcsk(smc))->syn_smc)
+		smc_switch_to_fallback(smc, SMC_CLC_DECL_PEERNOSMC);
+
+	sk->sk_state = SMC_ACTIVE;
+	if (sk->sk_socket)
+		sk->sk_socket->state = SS_CONNECTED;
+}
+
+static bool smc_tcp_connecting(const struct sock *clcsk)
+{
+	return (1 << READ_ONCE(clcsk->sk_state)) &
+	       (TCPF_SYN_SENT | TCPF_SYN_RECV);
+}
+
+/*
+ * The TCP connect was left running by connect() returning @rc; it may
+ * even have ended already (a refused connect over loopback does), so
+ * connect_work decides what became of it.
+ */
+static bool smc_tcp_connect_goes_on(int rc)
+{
+	return rc == -EINPROGRESS || rc == -EALREADY || rc == -EINTR ||
+	       rc == -ERESTARTSYS;
+}
+
+int smc_connect(struct socket *sock, struct sockaddr *addr, int alen,
+		int flags)
+{
+	struct sock *sk = sock->sk;
+	struct smc_sock *smc = smc_sk(sk);
+	struct socket *clcsock;
+	int rc;
+
+	if (alen < (int)offsetofend(struct sockaddr, sa_family))
+		return -EINVAL;
+	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
+		return -EINVAL;
+
+	lock_sock(sk);
+	clcsock = smc->clcsock;
+	if (smc->connect_pending || smc->connect_inflight) {
+		rc = -EALREADY;
+		goto out;
+	}
+	if (!clcsock) {
+		rc = sock_error(sk) ? : -ECONNABORTED;
+		goto out;
+	}
+	if (sk->sk_state != SMC_INIT || smc->use_fallback) {
+		/* connected, listening or TCP only: TCP has the answer */
+		release_sock(sk);
+		return clcsock->ops->connect(clcsock, addr, alen, flags);
+	}
+
+	smc_copy_sock_settings_to_clc(smc);
+	tcp_sk(clcsock->sk)->syn_smc = 0;
+
+	/* other callers see EALREADY while TCP connects without our lock */
+	smc->connect_inflight = true;
+	release_sock(sk);
+	rc = clcsock->ops->connect(clcsock, addr, alen, flags);
+	lock_sock(sk);
+	smc->connect_inflight = false;
+
+	if (!rc) {
+		smc_connect_established(smc);
+	} else if (smc_tcp_connect_goes_on(rc)) {
+		/* pairs with the barrier in smc_clcsk_check_connect() */
+		WRITE_ONCE(smc->connect_pending, true);
+		smp_mb();
+		if (!smc_tcp_connecting(clcsock->sk)) {
+			sock_hold(sk);
+			if (!queue_work(smc_hs_wq, &smc->connect_work))
+				sock_put(sk);
+		}
+	}
+	/* any other error: TCP is closed again and connect may be retried */
+out:
+	release_sock(sk);
+	return rc;
+}
+
+void smc_connect_work(struct work_struct *work)
+{
+	struct smc_sock *smc = container_of(work, struct smc_sock,
+					    connect_work);
+	struct sock *sk = &smc->sk;
+	struct sock *clcsk;
+	bool done = false;
+
+	lock_sock(sk);
+	if (!smc->connect_pending || !smc->clcsock)
+		goto out;
+	clcsk = smc->clcsock->sk;
+	if (smc_tcp_connecting(clcsk))
+		goto out;	/* early wake-up, TCP will call again */
+
+	WRITE_ONCE(smc->connect_pending, false);
+	done = true;
+	if (READ_ONCE(clcsk->sk_state) == TCP_CLOSE) {
+		/*
+		 * The TCP connect failed.  The socket stays a TCP socket,
+		 * so SO_ERROR, poll and a retried connect() are answered
+		 * by TCP exactly as for a TCP socket.
+		 */
+		smc_switch_to_fallback(smc, SMC_CLC_DECL_PEERNOSMC);
+	} else {
+		smc_connect_established(smc);
+	}
+out:
+	release_sock(sk);
+	if (done)
+		sk->sk_state_change(sk);
+	sock_put(sk);
+}
+
+/* Release: stop a background connect, its work item included */
+void smc_connect_cancel(struct smc_sock *smc)
+{
+	struct sock *sk = &smc->sk;
+
+	lock_sock(sk);
+	WRITE_ONCE(smc->connect_pending, false);
+	release_sock(sk);
+	if (cancel_work_sync(&smc->connect_work))
+		sock_put(sk);
+}
+
+/*
+ * Wait until a background connect has finished, for calls that need
+ * to know the transport.  Returns 0, -EAGAIN or a signal error.
+ */
+int smc_wait_connected(struct smc_sock *smc, long timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &smc->sk;
+	int rc = 0;
+
+	if (!READ_ONCE(smc->connect_pending))
+		return 0;
+
+	lock_sock(sk);
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (smc->connect_pending) {
+		if (!timeo) {
+			rc = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			rc = sock_intr_errno(timeo);
+			break;
+		}
+		sk_wait_event(sk, &timeo, !READ_ONCE(smc->connect_pending),
+			      &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	release_sock(sk);
+	return rc;
+}

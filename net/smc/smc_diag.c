@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared Memory Communications: sock_diag for AF_SMC.
+ *
+ * Answers SOCK_DIAG_BY_FAMILY dump requests for family AF_SMC with one
+ * message per socket of the requester's namespace: addresses from the
+ * internal TCP socket, the SMC state, the transport in use and, always,
+ * the shutdown state and the fallback reasons.
+ */
+
+#include <linux/inet_diag.h>
+#include <linux/module.h>
+#include <linux/sock_diag.h>
+#include <linux/smc_diag.h>
+#include <net/inet_sock.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+
+#include "smc.h"
+
+struct smc_diag_walk {
+	struct sk_buff			*skb;
+	struct netlink_callback		*cb;
+	const struct smc_diag_req	*req;
+};
+
+static u8 smc_diag_mode(const struct smc_sock *smc)
+{
+	if (smc->use_fallback)
+		return SMC_DIAG_MODE_FALLBACK_TCP;
+	if (smc->path == SMC_PATH_SMCD)
+		return SMC_DIAG_MODE_SMCD;
+	return SMC_DIAG_MODE_SMCR;
+}
+
+static void smc_diag_addrs(struct smc_diag_msg *r, const struct sock *sk,
+			   const struct sock *clcsk)
+{
+	const struct inet_sock *inet = inet_sk(clcsk);
+
+	r->id.idiag_sport = inet->inet_sport;
+	r->id.idiag_dport = inet->inet_dport;
+	r->id.idiag_if = clcsk->sk_bound_dev_if;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_protocol == SMCPROTO_SMC6) {
+		memcpy(r->id.idiag_src, &clcsk->sk_v6_rcv_saddr,
+		       sizeof(clcsk->sk_v6_rcv_saddr));
+		memcpy(r->id.idiag_dst, &clcsk->sk_v6_daddr,
+		       sizeof(clcsk->sk_v6_daddr));
+		return;
+	}
+#endif
+	r->id.idiag_src[0] = inet->inet_rcv_saddr;
+	r->id.idiag_dst[0] = inet->inet_daddr;
+}
+
+/* Runs under the socket table's read lock: must not sleep */
+static int smc_diag_fill(struct smc_sock *smc, void *arg)
+{
+	struct smc_diag_walk *w = arg;
+	struct netlink_callback *cb = w->cb;
+	struct smc_diag_fallback fb;
+	struct sock *sk = &smc->sk;
+	struct sk_buff *skb = w->skb;
+	struct smc_diag_msg *r;
+	struct nlmsghdr *nlh;
+	struct sock *clcsk;
+	u8 shutdown;
+
+	nlh = nlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			cb->nlh->nlmsg_type, sizeof(*r), NLM_F_MULTI);
+	if (!nlh)
+		return -EMSGSIZE;
+
+	r = nlmsg_data(nlh);
+	memset(r, 0, sizeof(*r));
+	r->diag_family = sk->sk_family;
+	r->diag_state = READ_ONCE(sk->sk_state);
+	r->diag_mode = smc_diag_mode(smc);
+	sock_diag_save_cookie(sk, r->id.idiag_cookie);
+
+	clcsk = smc_clcsk(smc);
+	if (clcsk)
+		smc_diag_addrs(r, sk, clcsk);
+	r->diag_uid = from_kuid_munged(sk_user_ns(NETLINK_CB(cb->skb).sk),
+				       sock_i_uid(sk));
+	r->diag_inode = sock_i_ino(sk);
+
+	/* a fallen-back socket is shut down on its TCP socket */
+	shutdown = READ_ONCE(sk->sk_shutdown);
+	if (smc->use_fallback && clcsk)
+		shutdown = READ_ONCE(clcsk->sk_shutdown);
+	if (nla_put_u8(skb, SMC_DIAG_SHUTDOWN, shutdown))
+		goto cancel;
+
+	fb.reason = smc->fallback_rsn;
+	fb.peer_diagnosis = smc->peer_diagnosis;
+	if (nla_put(skb, SMC_DIAG_FALLBACK, sizeof(fb), &fb))
+		goto cancel;
+
+	nlmsg_end(skb, nlh);
+	return 0;
+
+cancel:
+	nlmsg_cancel(skb, nlh);
+	return -EMSGSIZE;
+}
+
+/* cb->args[0] and [1]: resume positions in the IPv4 and IPv6 tables */
+static int smc_diag_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct smc_diag_walk w = {
+		.skb	= skb,
+		.cb	= cb,
+		.req	= nlmsg_data(cb->nlh),
+	};
+	struct net *net = sock_net(skb->sk);
+	unsigned int pos;
+	int proto;
+
+	for (proto = SMCPROTO_SMC; proto <= SMCPROTO_SMC6; proto++) {
+		pos = cb->args[proto];
+		if (smc_table_walk(net, proto, &pos, smc_diag_fill, &w)) {
+			cb->args[proto] = pos;
+			break;
+		}
+		cb->args[proto] = pos;
+	}
+	return skb->len;
+}
+
+static int smc_diag_handler_dump(struct sk_buff *skb, struct nlmsghdr *h)
+{
+	struct net *net = sock_net(skb->sk);
+	struct netlink_dump_control c = {
+		.dump		= smc_diag_dump,
+		.min_dump_alloc	= SKB_WITH_OVERHEAD(32768),
+	};
+
+	/* smcss sets NLM_F_ROOT only: any dump bit starts a dump */
+	if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+	    !(h->nlmsg_flags & NLM_F_DUMP))
+		return 0;
+	if (nlmsg_len(h) < (int)sizeof(struct smc_diag_req))
+		return -EINVAL;
+	return netlink_dump_start(net->diag_nlsk, skb, h, &c);
+}
+
+static const struct sock_diag_handler smc_diag_handler = {
+	.owner	= THIS_MODULE,
+	.family	= AF_SMC,
+	.dump	= smc_diag_handler_dump,
+};
+
+static int __init smc_diag_init(void)
+{
+	return sock_diag_register(&smc_diag_handler);
+}
+
+static void __exit smc_diag_exit(void)
+{
+	sock_diag_unregister(&smc_diag_handler);
+}
+
+module_init(smc_diag_init);
+module_exit(smc_diag_exit);
+MODULE_DESCRIPTION("sock_diag for AF_SMC sockets");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_NETLINK, NETLINK_SOCK_DIAG, 43 /* AF_SMC */);

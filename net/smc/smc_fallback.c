@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared Memory Communications: the internal TCP socket's callbacks and
+ * the switch to TCP for good.
+ *
+ * The clcsock gets its own data_ready, write_space, state_change and
+ * error_report callbacks.  Each first does what TCP's default would do,
+ * then tells the smc sock: a listener learns of new connections, a
+ * connecting socket of the end of its TCP handshake, and waiters that
+ * registered on the smc socket while the connection ran over TCP get
+ * their wake-ups.
+ *
+ * Once a connection stays on TCP for good, the file of the socket is
+ * pointed at the clcsock: from then on the socket core calls TCP
+ * directly, so a fallen-back socket costs nothing per call and behaves
+ * exactly like TCP.  The file's inode still belongs to the smc socket,
+ * whose release takes the pointer back.
+ */
+
+#include <linux/net.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "smc.h"
+
+/* TCP's own callbacks, captured once from a kernel TCP socket */
+static struct {
+	void (*data_ready)(struct sock *sk);
+	void (*write_space)(struct sock *sk);
+	void (*state_change)(struct sock *sk);
+	void (*error_report)(struct sock *sk);
+} smc_tcp_cb __read_mostly;
+
+int smc_fallback_init(void)
+{
+	struct socket *sock;
+	int rc;
+
+	rc = sock_create_kern(&init_net, PF_INET, SOCK_STREAM, IPPROTO_TCP,
+			      &sock);
+	if (rc)
+		return rc;
+	smc_tcp_cb.data_ready = sock->sk->sk_data_ready;
+	smc_tcp_cb.write_space = sock->sk->sk_write_space;
+	smc_tcp_cb.state_change = sock->sk->sk_state_change;
+	smc_tcp_cb.error_report = sock->sk->sk_error_report;
+	sock_release(sock);
+	return 0;
+}
+
+/* Caller holds rcu_read_lock; the smc sock is freed after a grace period */
+static struct smc_sock *smc_clcsk_owner(const struct sock *clcsk)
+{
+	return __rcu_dereference_sk_user_data_with_flags(clcsk,
+							 SK_USER_DATA_NOCOPY);
+}
+
+/* Queue @work for @smc unless the socket is already on its way out */
+static void smc_queue_work(struct smc_sock *smc, struct work_struct *work)
+{
+	if (!refcount_inc_not_zero(&smc->sk.sk_refcnt))
+		return;
+	if (!queue_work(smc_hs_wq, work))
+		sock_put(&smc->sk);
+}
+
+/* A waiter on the smc socket is interested in TCP events */
+static bool smc_forward_events(const struct smc_sock *smc)
+{
+	return smc_on_tcp(smc) && !READ_ONCE(smc->listen);
+}
+
+static void smc_clcsk_data_ready(struct sock *clcsk)
+{
+	struct smc_sock *smc;
+
+	smc_tcp_cb.data_ready(clcsk);
+	rcu_read_lock();
+	smc = smc_clcsk_owner(clcsk);
+	if (smc) {
+		if (READ_ONCE(smc->listen))
+			smc_listen_kick(smc);
+		else if (smc_forward_events(smc))
+			smc->sk.sk_data_ready(&smc->sk);
+	}
+	rcu_read_unlock();
+}
+
+static void smc_clcsk_write_space(struct sock *clcsk)
+{
+	struct smc_sock *smc;
+
+	smc_tcp_cb.write_space(clcsk);
+	rcu_read_lock();
+	smc = smc_clcsk_owner(clcsk);
+	if (smc && smc_forward_events(smc) && sk_stream_is_writeable(clcsk))
+		smc->sk.sk_write_space(&smc->sk);
+	rcu_read_unlock();
+}
+
+/* The TCP connect of a connecting socket has ended, one way or another */
+static void smc_clcsk_check_connect(struct smc_sock *smc,
+				    const struct sock *clcsk)
+{
+	/* pairs with the barrier in smc_connect() */
+	smp_mb();
+	if (READ_ONCE(smc->connect_pending) &&
+	    !((1 << READ_ONCE(clcsk->sk_state)) &
+	      (TCPF_SYN_SENT | TCPF_SYN_RECV)))
+		smc_queue_work(smc, &smc->connect_work);
+}
+
+static void smc_clcsk_state_change(struct sock *clcsk)
+{
+	struct smc_sock *smc;
+
+	smc_tcp_cb.state_change(clcsk);
+	rcu_read_lock();
+	smc = smc_clcsk_owner(clcsk);
+	if (smc) {
+		smc_clcsk_check_connect(smc, clcsk);
+		if (smc_forward_events(smc))
+			smc->sk.sk_state_change(&smc->sk);
+	}
+	rcu_read_unlock();
+}
+
+static void smc_clcsk_error_report(struct sock *clcsk)
+{
+	struct smc_sock *smc;
+
+	smc_tcp_cb.error_report(clcsk);
+	rcu_read_lock();
+	smc = smc_clcsk_owner(clcsk);
+	if (smc) {
+		smc_clcsk_check_connect(smc, clcsk);
+		if (smc_forward_events(smc))
+			smc->sk.sk_error_report(&smc->sk);
+	}
+	rcu_read_unlock();
+}
+
+int smc_clcsk_attach(struct smc_sock *smc)
+{
+	struct sock *clcsk = smc->clcsock->sk;
+
+	write_lock_bh(&clcsk->sk_callback_lock);
+	if (rcu_access_pointer(clcsk->sk_user_data)) {
+		write_unlock_bh(&clcsk->sk_callback_lock);
+		return -EBUSY;
+	}
+	/* NOCOPY: children of a listening clcsock must not inherit us */
+	__rcu_assign_sk_user_data_with_flags(clcsk, smc, SK_USER_DATA_NOCOPY);
+	clcsk->sk_data_ready = smc_clcsk_data_ready;
+	clcsk->sk_write_space = smc_clcsk_write_space;
+	clcsk->sk_state_change = smc_clcsk_state_change;
+	clcsk->sk_error_report = smc_clcsk_error_report;
+	write_unlock_bh(&clcsk->sk_callback_lock);
+	return 0;
+}
+
+void smc_clcsk_detach(struct smc_sock *smc)
+{
+	struct sock *clcsk = smc->clcsock->sk;
+
+	write_lock_bh(&clcsk->sk_callback_lock);
+	rcu_assign_sk_user_data(clcsk, NULL);
+	clcsk->sk_data_ready = smc_tcp_cb.data_ready;
+	clcsk->sk_write_space = smc_tcp_cb.write_space;
+	clcsk->sk_state_change = smc_tcp_cb.state_change;
+	clcsk->sk_error_report = smc_tcp_cb.error_report;
+	write_unlock_bh(&clcsk->sk_callback_lock);
+}
+
+/* Let the file of @smc's socket, if it has one, call TCP directly */
+void smc_fallback_redirect(struct smc_sock *smc)
+{
+	struct socket *sock = smc->sk.sk_socket;
+
+	if (!smc->use_fallback || smc->file_redirected || !smc->clcsock ||
+	    !sock || !sock->file)
+		return;
+	smc->clcsock->file = sock->file;
+	smc->file_redirected = true;
+	WRITE_ONCE(sock->file->private_data, smc->clcsock);
+}
+
+void smc_fallback_undo_redirect(struct smc_sock *smc)
+{
+	struct socket *sock = smc->sk.sk_socket;
+
+	if (!smc->file_redirected)
+		return;
+	if (sock && sock->file)
+		WRITE_ONCE(sock->file->private_data, sock);
+	smc->clcsock->file = NULL;
+	smc->file_redirected = false;
+}
+
+/*
+ * The connection stays on TCP for good.  Called with the smc sock lock
+ * held; the first reason recorded wins.
+ */
+void smc_switch_to_fallback(struct smc_sock *smc, u32 reason)
+{
+	if (smc->use_fallback)
+		return;
+	smc->fallback_rsn = reason;
+	WRITE_ONCE(smc->path, SMC_PATH_TCP);
+	smc->use_fallback = true;
+	smc_fallback_redirect(smc);
+}

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared Memory Communications: the server side of a connection.
+ *
+ * listen() puts the internal TCP socket into LISTEN.  Its data_ready
+ * callback queues tcp_accept_work, which takes the new TCP connections
+ * and gives each a child smc sock whose handshake runs in its own work
+ * item.  Children that finished their handshake wait in the accept
+ * queue for accept().  The number of children in handshake or queued
+ * is bounded by the backlog; when it is reached, new connections wait
+ * in TCP's accept queue, which applies TCP's own backlog limit.
+ */
+
+#include <linux/net.h>
+#include <linux/sched/signal.h>
+#include <linux/socket.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "smc.h"
+
+/* Wake the accept worker of listener @lsmc; callable from softirq */
+void smc_listen_kick(struct smc_sock *lsmc)
+{
+	struct smc_listen_info *li = READ_ONCE(lsmc->listen);
+
+	if (!li || READ_ONCE(lsmc->sk.sk_state) != SMC_LISTEN)
+		return;
+	if (!refcount_inc_not_zero(&lsmc->sk.sk_refcnt))
+		return;
+	if (!queue_work(smc_hs_wq, &li->tcp_accept_work))
+		sock_put(&lsmc->sk);
+}
+
+/* A child that will never be accepted: close it like TCP would, by RST */
+static void smc_child_abort(struct smc_sock *child)
+{
+	struct smc_sock *lsmc = child->listen_smc;
+	struct sock *sk = &child->sk;
+	struct sock *clcsk;
+
+	lock_sock(sk);
+	sk->sk_state = SMC_CLOSED;
+	clcsk = smc_clcsk(child);
+	if (clcsk) {
+		sock_set_flag(clcsk, SOCK_LINGER);
+		clcsk->sk_lingertime = 0;
+	}
+	release_sock(sk);
+
+	smc_sock_destroy_clcsock(child);
+	smc_table_del(child);
+	child->listen_smc = NULL;
+	sock_put(&lsmc->sk);
+	sock_put(sk);
+}
+
+/* Backlog check, li->lock held: TCP admits backlog + 1 connections */
+static bool smc_listen_full(struct smc_listen_info *li)
+{
+	return li->accept_q_len + li->in_handshake >
+	       READ_ONCE(li->smc->sk.sk_max_ack_backlog);
+}
+
+static struct smc_sock *smc_listen_new_child(struct smc_sock *lsmc,
+					     struct socket *newclc)
+{
+	struct sock *lsk = &lsmc->sk;
+	struct smc_sock *child;
+	struct sock *nsk;
+
+	nsk = smc_sock_alloc(sock_net(lsk), NULL, lsk->sk_protocol,
+			     GFP_KERNEL);
+	if (!nsk)
+		return NULL;
+	child = smc_sk(nsk);
+	child->clcsock = newclc;
+	if (smc_clcsk_attach(child)) {
+		child->clcsock = NULL;
+		smc_table_del(child);
+		sock_put(nsk);
+		return NULL;
+	}
+	smc_copy_sock_settings_from_clc(child);
+	sock_hold(lsk);
+	child->listen_smc = lsmc;
+	return child;
+}
+
+static void smc_tcp_accept_work(struct work_struct *work)
+{
+	struct smc_listen_info *li = container_of(work, struct smc_listen_info,
+						  tcp_accept_work);
+	struct smc_sock *lsmc = li->smc;
+	struct sock *lsk = &lsmc->sk;
+	struct socket *newclc;
+	struct smc_sock *child;
+
+	lock_sock(lsk);
+	while (lsk->sk_state == SMC_LISTEN) {
+		spin_lock(&li->lock);
+		li->stalled = smc_listen_full(li);
+		spin_unlock(&li->lock);
+		if (li->stalled)
+			break;
+
+		if (kernel_accept(lsmc->clcsock, &newclc, O_NONBLOCK))
+			break;	/* -EAGAIN: TCP's queue is empty */
+
+		child = smc_listen_new_child(lsmc, newclc);
+		if (!child) {
+			sock_release(newclc);
+			continue;
+		}
+		spin_lock(&li->lock);
+		li->in_handshake++;
+		spin_unlock(&li->lock);
+		/* the child's own reference goes with the work item */
+		queue_work(smc_hs_wq, &child->handshake_work);
+	}
+	release_sock(lsk);
+	sock_put(lsk);
+}
+
+/* Hand a child whose handshake is done to accept(), or drop it */
+static void smc_accept_enqueue(struct smc_sock *child)
+{
+	struct smc_sock *lsmc = child->listen_smc;
+	struct smc_listen_info *li = lsmc->listen;
+	bool queued = false;
+
+	spin_lock(&li->lock);
+	li->in_handshake--;
+	if (!li->closed) {
+		list_add_tail(&child->accept_node, &li->accept_q);
+		li->accept_q_len++;
+		queued = true;
+	}
+	spin_unlock(&li->lock);
+
+	if (queued)
+		lsmc->sk.sk_data_ready(&lsmc->sk);
+	else
+		smc_child_abort(child);
+}
+
+void smc_handshake_work(struct work_struct *work)
+{
+	struct smc_sock *child = container_of(work, struct smc_sock,
+					      handshake_work);
+	struct sock *sk = &child->sk;
+
+	lock_sock(sk);
+	/*
+	 * A client without the SMC option in its SYN cannot do SMC.  No
+	 * transport is offered yet, so the listener never echoes the
+	 * option and every connection stays on TCP.
+	 */
+	if (!tcp_sk(smc_clcsk(child))->syn_smc)
+		smc_switch_to_fallback(child, SMC_CLC_DECL_PEERNOSMC);
+	sk->sk_state = SMC_ACTIVE;
+	release_sock(sk);
+
+	smc_accept_enqueue(child);
+}
+
+int smc_listen(struct socket *sock, int backlog)
+{
+	struct sock *sk = sock->sk;
+	struct smc_sock *smc = smc_sk(sk);
+	struct smc_listen_info *li;
+	int rc;
+
+	lock_sock(sk);
+	rc = -EINVAL;
+	if ((sk->sk_state != SMC_INIT && sk->sk_state != SMC_LISTEN) ||
+	    smc->connect_pending || smc->connect_inflight || !smc->clcsock)
+		goto out;
+
+	if (sk->sk_state == SMC_LISTEN) {
+		/* a second listen() only changes the backlog */
+		rc = kernel_listen(smc->clcsock, backlog);
+		if (!rc)
+			WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
+		goto out;
+	}
+
+	if (smc->use_fallback) {
+		/* TCP only (e.g. TCP_FASTOPEN was set): a plain listener */
+		release_sock(sk);
+		return kernel_listen(smc->clcsock, backlog);
+	}
+
+	rc = -ENOMEM;
+	li = kzalloc(sizeof(*li), GFP_KERNEL);
+	if (!li)
+		goto out;
+	li->smc = smc;
+	spin_lock_init(&li->lock);
+	INIT_LIST_HEAD(&li->accept_q);
+	INIT_WORK(&li->tcp_accept_work, smc_tcp_accept_work);
+
+	smc_copy_sock_settings_to_clc(smc);
+	tcp_sk(smc->clcsock->sk)->syn_smc = 0;
+	rc = kernel_listen(smc->clcsock, backlog);
+	if (rc) {
+		kfree(li);
+		goto out;
+	}
+	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
+	WRITE_ONCE(smc->listen, li);
+	WRITE_ONCE(sk->sk_state, SMC_LISTEN);
+	/* connections that completed before the state was set */
+	smc_listen_kick(smc);
+out:
+	release_sock(sk);
+	return rc;
+}
+
+static struct smc_sock *smc_accept_dequeue(struct smc_listen_info *li)
+{
+	struct smc_sock *child = NULL;
+	bool kick;
+
+	spin_lock(&li->lock);
+	if (!list_empty(&li->accept_q)) {
+		child = list_first_entry(&li->accept_q, struct smc_sock,
+					 accept_node);
+		list_del_init(&child->accept_node);
+		li->accept_q_len--;
+	}
+	kick = child && li->stalled;
+	spin_unlock(&li->lock);
+
+	if (kick)
+		smc_listen_kick(li->smc);
+	return child;
+}
+
+static int smc_accept_wait(struct sock *lsk, long *timeo)
+{
+	struct smc_listen_info *li = smc_sk(lsk)->listen;
+	DEFINE_WAIT(wait);
+	int rc = 0;
+
+	for (;;) {
+		prepare_to_wait_exclusive(sk_sleep(lsk), &wait,
+					  TASK_INTERRUPTIBLE);
+		if (!READ_ONCE(li->accept_q_len) &&
+		    lsk->sk_state == SMC_LISTEN) {
+			release_sock(lsk);
+			*timeo = schedule_timeout(*timeo);
+			lock_sock(lsk);
+		}
+		if (READ_ONCE(li->accept_q_len))
+			break;
+		rc = -EINVAL;
+		if (lsk->sk_state != SMC_LISTEN)
+			break;
+		rc = sock_intr_errno(*timeo);
+		if (signal_pending(current))
+			break;
+		rc = -EAGAIN;
+		if (!*timeo)
+			break;
+		rc = 0;
+	}
+	finish_wait(sk_sleep(lsk), &wait);
+	return rc;
+}
+
+int smc_accept_common(struct socket *sock, struct socket *newsock,
+		      int flags)
+{
+	struct sock *lsk = sock->sk;
+	struct smc_sock *lsmc = smc_sk(lsk);
+	struct smc_sock *child;
+	struct sock *nsk;
+	long timeo;
+	int rc = 0;
+
+	lock_sock(lsk);
+	if (lsk->sk_state != SMC_LISTEN) {
+		rc = -EINVAL;
+		goto out;
+	}
+	timeo = sock_rcvtimeo(lsk, flags & O_NONBLOCK);
+	while (!(child = smc_accept_dequeue(lsmc->listen))) {
+		if (!timeo) {
+			rc = -EAGAIN;
+			goto out;
+		}
+		rc = smc_accept_wait(lsk, &timeo);
+		if (rc)
+			goto out;
+	}
+	release_sock(lsk);
+
+	nsk = &child->sk;
+	lock_sock(nsk);
+	sock_graft(nsk, newsock);
+	newsock->state = SS_CONNECTED;
+	child->listen_smc = NULL;
+	/* a TCP-only child's file goes straight to TCP from now on */
+	smc_fallback_redirect(child);
+	release_sock(nsk);
+	sock_put(lsk);	/* the child's reference on its listener */
+	return 0;
+out:
+	release_sock(lsk);
+	return rc;
+}
+
+/* Release of a listener: no new children, queued ones are reset */
+void smc_listen_stop(struct smc_sock *lsmc)
+{
+	struct smc_listen_info *li = lsmc->listen;
+	struct sock *lsk = &lsmc->sk;
+	struct smc_sock *child, *tmp;
+	LIST_HEAD(drop);
+
+	lock_sock(lsk);
+	lsk->sk_state = SMC_CLOSED;
+	spin_lock(&li->lock);
+	li->closed = true;
+	list_splice_init(&li->accept_q, &drop);
+	li->accept_q_len = 0;
+	spin_unlock(&li->lock);
+	release_sock(lsk);
+
+	if (cancel_work_sync(&li->tcp_accept_work))
+		sock_put(lsk);
+	/* children still in handshake see li->closed and abort themselves */
+	list_for_each_entry_safe(child, tmp, &drop, accept_node) {
+		list_del_init(&child->accept_node);
+		smc_child_abort(child);
+	}
+}
