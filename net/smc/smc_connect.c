@@ -70,9 +70,21 @@ int smc_connect(struct socket *sock, struct sockaddr *addr, int alen,
 
 	lock_sock(sk);
 	clcsock = smc->clcsock;
-	if (smc->connect_pending || smc->connect_inflight) {
+	if (smc->connect_inflight) {
 		rc = -EALREADY;
 		goto out;
+	}
+	if (smc->connect_pending) {
+		/* like TCP: a blocking caller waits for the outcome */
+		long timeo = sock_sndtimeo(sk, flags & O_NONBLOCK);
+
+		release_sock(sk);
+		if (!timeo)
+			return -EALREADY;
+		rc = smc_wait_connected(smc, timeo);
+		if (rc)
+			return rc == -EAGAIN ? -EALREADY : rc;
+		return clcsock->ops->connect(clcsock, addr, alen, flags);
 	}
 	if (!clcsock) {
 		rc = sock_error(sk) ? : -ECONNABORTED;
