@@ -227,8 +227,6 @@ out:
 	return rc;
 }
 
-SMC_DEFINE_ACCEPT(smc_accept, smc_accept_common)
-
 const struct proto_ops smc_sock_ops = {
 	.family		= PF_SMC,
 	.owner		= THIS_MODULE,
@@ -236,7 +234,7 @@ const struct proto_ops smc_sock_ops = {
 	.bind		= smc_bind,
 	.connect	= smc_connect,
 	.socketpair	= sock_no_socketpair,
-	.accept		= smc_accept,
+	.accept		= smc_compat_accept,
 	.getname	= smc_getname,
 	.poll		= smc_poll,
 	.ioctl		= smc_ioctl,

@@ -173,8 +173,6 @@ int smc_wait_connected(struct smc_sock *smc, long timeo);
 
 /* smc_listen.c */
 int smc_listen(struct socket *sock, int backlog);
-int smc_accept_common(struct socket *sock, struct socket *newsock,
-		      int flags);
 void smc_listen_kick(struct smc_sock *lsmc);
 void smc_listen_stop(struct smc_sock *lsmc);
 void smc_handshake_work(struct work_struct *work);

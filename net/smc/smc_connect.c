@@ -109,8 +109,8 @@ int smc_connect(struct socket *sock, struct sockaddr *addr, int alen,
 	if (!rc) {
 		smc_connect_established(smc);
 	} else if (smc_tcp_connect_goes_on(rc)) {
-		/* pairs with the barrier in smc_clcsk_check_connect() */
 		WRITE_ONCE(smc->connect_pending, true);
+		/* pairs with the barrier in smc_clcsk_check_connect() */
 		smp_mb();
 		if (!smc_tcp_connecting(clcsock->sk)) {
 			sock_hold(sk);
