@@ -145,7 +145,7 @@ int smc_clcsk_attach(struct smc_sock *smc)
 	struct sock *clcsk = smc->clcsock->sk;
 
 	write_lock_bh(&clcsk->sk_callback_lock);
-	if (rcu_access_pointer(clcsk->sk_user_data)) {
+	if (rcu_access_pointer(__sk_user_data(clcsk))) {
 		write_unlock_bh(&clcsk->sk_callback_lock);
 		return -EBUSY;
 	}
