@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_SMC sock_diag helpers for the selftests.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+
+#include "smc_diag_util.h"
+
+/* Layouts from the AF_SMC sock_diag interface. */
+struct t_sockid {
+	uint16_t sport;
+	uint16_t dport;
+	uint32_t src[4];
+	uint32_t dst[4];
+	uint32_t ifindex;
+	uint32_t cookie[2];
+};
+
+struct t_smc_diag_req {
+	uint8_t family;
+	uint8_t pad[2];
+	uint8_t ext;
+	struct t_sockid id;
+};
+
+struct t_smc_diag_msg {
+	uint8_t family;
+	uint8_t state;
+	uint8_t mode;
+	uint8_t shutdown;
+	struct t_sockid id;
+	uint32_t uid;
+	uint64_t inode __attribute__((aligned(8)));
+};
+
+#define T_DIAG_SHUTDOWN		3
+#define T_DIAG_FALLBACK		5
+
+_Static_assert(sizeof(struct t_smc_diag_req) == 52, "smc_diag_req size");
+_Static_assert(sizeof(struct t_smc_diag_msg) == 64, "smc_diag_msg size");
+
+static void parse_msg(const struct nlmsghdr *nh, struct smc_sock_info *si)
+{
+	const struct t_smc_diag_msg *m = NLMSG_DATA(nh);
+	const struct rtattr *rta;
+	int len;
+
+	memset(si, 0, sizeof(*si));
+	si->inode = m->inode;
+	si->family = m->family;
+	si->state = m->state;
+	si->mode = m->mode;
+	si->uid = m->uid;
+	si->sport = ntohs(m->id.sport);
+	si->dport = ntohs(m->id.dport);
+	memcpy(si->src, m->id.src, 16);
+	memcpy(si->dst, m->id.dst, 16);
+	si->shutdown = -1;
+
+	len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*m));
+	rta = (const struct rtattr *)((const char *)m +
+				      NLMSG_ALIGN(sizeof(*m)));
+	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		const uint8_t *p = RTA_DATA(rta);
+
+		switch (rta->rta_type) {
+		case T_DIAG_SHUTDOWN:
+			if (RTA_PAYLOAD(rta) >= 1)
+				si->shutdown = p[0];
+			break;
+		case T_DIAG_FALLBACK:
+			if (RTA_PAYLOAD(rta) >= 8) {
+				si->has_fallback = 1;
+				memcpy(&si->reason, p, 4);
+				memcpy(&si->peer_diag, p + 4, 4);
+			}
+			break;
+		}
+	}
+}
+
+int smc_diag_dump(struct smc_sock_info **out)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct t_smc_diag_req req;
+	} rq;
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct smc_sock_info *arr = NULL;
+	size_t n = 0, cap = 0;
+	char *buf;
+	int fd, err = 0, done = 0;
+	const int bufsz = 65536;
+
+	*out = NULL;
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(bufsz);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+
+	memset(&rq, 0, sizeof(rq));
+	rq.nh.nlmsg_len = sizeof(rq);
+	rq.nh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	rq.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	rq.nh.nlmsg_seq = 4242;
+	rq.req.family = AF_SMC;
+	if (sendto(fd, &rq, sizeof(rq), 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0) {
+		err = -errno;
+		goto out;
+	}
+
+	while (!done) {
+		struct nlmsghdr *nh;
+		ssize_t len = recv(fd, buf, bufsz, 0);
+
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto out;
+		}
+		if (len == 0) {
+			err = -EPROTO;
+			goto out;
+		}
+		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, len);
+		     nh = NLMSG_NEXT(nh, len)) {
+			if (nh->nlmsg_type == NLMSG_DONE) {
+				done = 1;
+				break;
+			}
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(nh);
+
+				err = e->error ? e->error : -EPROTO;
+				goto out;
+			}
+			if (nh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+				continue;
+			if (nh->nlmsg_len < NLMSG_LENGTH(
+					sizeof(struct t_smc_diag_msg)))
+				continue;
+			if (n == cap) {
+				struct smc_sock_info *na;
+
+				cap = cap ? cap * 2 : 64;
+				na = realloc(arr, cap * sizeof(*arr));
+				if (!na) {
+					err = -ENOMEM;
+					goto out;
+				}
+				arr = na;
+			}
+			parse_msg(nh, &arr[n++]);
+		}
+	}
+out:
+	free(buf);
+	close(fd);
+	if (err) {
+		free(arr);
+		return err;
+	}
+	*out = arr;
+	return (int)n;
+}
+
+int smc_diag_lookup_inode(uint64_t inode, struct smc_sock_info *info)
+{
+	struct smc_sock_info *arr;
+	int n, i, rc = -ENOENT;
+
+	n = smc_diag_dump(&arr);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		if (arr[i].inode == inode) {
+			*info = arr[i];
+			rc = 0;
+			break;
+		}
+	}
+	free(arr);
+	return rc;
+}
+
+int smc_diag_lookup(int fd, struct smc_sock_info *info)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	return smc_diag_lookup_inode(st.st_ino, info);
+}
+
+const char *smc_state_name(int state)
+{
+	switch (state) {
+	case 1: return "ACTIVE";
+	case 2: return "INIT";
+	case 7: return "CLOSED";
+	case 10: return "LISTEN";
+	case 20: return "PEERCLOSEWAIT1";
+	case 21: return "PEERCLOSEWAIT2";
+	case 22: return "APPCLOSEWAIT1";
+	case 23: return "APPCLOSEWAIT2";
+	case 24: return "APPFINCLOSEWAIT";
+	case 25: return "PEERFINCLOSEWAIT";
+	case 26: return "PEERABORTWAIT";
+	case 27: return "PROCESSABORT";
+	}
+	return "UNKNOWN";
+}
+
+const char *smc_mode_name(int mode)
+{
+	switch (mode) {
+	case SMC_TEST_MODE_SMCR: return "smcr";
+	case SMC_TEST_MODE_FALLBACK: return "fallback";
+	case SMC_TEST_MODE_SMCD: return "smcd";
+	}
+	return "unknown";
+}
+
+int smc_expect(int *mode, uint32_t *reason)
+{
+	const char *p = getenv("SMC_EXPECT_PATH");
+	const char *r = getenv("SMC_EXPECT_REASON");
+	char *end;
+
+	*reason = SMC_TEST_DEFAULT_REASON;
+	if (!p || !*p || !strcasecmp(p, "fallback")) {
+		*mode = SMC_TEST_MODE_FALLBACK;
+	} else if (!strcasecmp(p, "smcd")) {
+		*mode = SMC_TEST_MODE_SMCD;
+	} else if (!strcasecmp(p, "smcr")) {
+		*mode = SMC_TEST_MODE_SMCR;
+	} else {
+		fprintf(stderr, "invalid SMC_EXPECT_PATH '%s'\n", p);
+		return -1;
+	}
+	if (r && *r) {
+		errno = 0;
+		*reason = strtoul(r, &end, 0);
+		if (errno || *end) {
+			fprintf(stderr, "invalid SMC_EXPECT_REASON '%s'\n", r);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int smc_path_match(const struct smc_sock_info *si, char *why, size_t whylen)
+{
+	uint32_t reason;
+	int mode;
+
+	if (smc_expect(&mode, &reason)) {
+		snprintf(why, whylen, "bad SMC_EXPECT_PATH/REASON");
+		return -1;
+	}
+	if (si->mode != mode) {
+		snprintf(why, whylen,
+			 "inode %llu: mode %s (%d), expected %s (reason 0x%08x peer 0x%08x)",
+			 (unsigned long long)si->inode,
+			 smc_mode_name(si->mode), si->mode,
+			 smc_mode_name(mode), si->reason, si->peer_diag);
+		return -1;
+	}
+	if (mode == SMC_TEST_MODE_FALLBACK) {
+		if (!si->has_fallback) {
+			snprintf(why, whylen,
+				 "inode %llu: no SMC_DIAG_FALLBACK attribute",
+				 (unsigned long long)si->inode);
+			return -1;
+		}
+		if (si->reason != reason) {
+			snprintf(why, whylen,
+				 "inode %llu: fallback reason 0x%08x, expected 0x%08x",
+				 (unsigned long long)si->inode, si->reason,
+				 reason);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int smc_check_fd_path(int fd, int timeout_ms, char *why, size_t whylen)
+{
+	struct smc_sock_info si;
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	int waited = 0, rc;
+
+	for (;;) {
+		rc = smc_diag_lookup(fd, &si);
+		if (rc) {
+			snprintf(why, whylen, "fd %d not in smc_diag dump: %s",
+				 fd, strerror(-rc));
+		} else {
+			rc = smc_path_match(&si, why, whylen);
+			if (!rc)
+				return 0;
+		}
+		if (waited >= timeout_ms)
+			return -1;
+		nanosleep(&ts, NULL);
+		waited += 20;
+	}
+}

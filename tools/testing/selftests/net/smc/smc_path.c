@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smc_path - show the AF_SMC sockets of the current netns as reported by
+ * smc_diag, optionally restricted to one process or file descriptor, and
+ * check them against SMC_EXPECT_PATH / SMC_EXPECT_REASON.
+ *
+ * Output, one line per socket:
+ *   inode=N state=NAME(N) mode=NAME reason=0x... peer=0x... local=A:P remote=A:P
+ *
+ * Exit status: 0 ok, 1 path mismatch (with -e) or error,
+ * 2 no matching socket found.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "smc_diag_util.h"
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"Usage: %s [-p PID [-f FD]] [-s STATE] [-c] [-e]\n"
+		"  -p PID    only sockets held open by PID\n"
+		"  -f FD     only the socket behind file descriptor FD of PID\n"
+		"  -s STATE  only sockets in this state (number)\n"
+		"  -c        print the number of matching sockets only\n"
+		"  -e        check every connected socket against\n"
+		"            SMC_EXPECT_PATH/SMC_EXPECT_REASON; exit 2 if no\n"
+		"            connected socket matched the filters\n",
+		prog);
+}
+
+static int parse_fd_link(const char *path, unsigned long long *ino)
+{
+	char buf[64];
+	ssize_t n;
+
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	return sscanf(buf, "socket:[%llu]", ino) == 1 ? 0 : -1;
+}
+
+/* Collect the socket inodes held by pid (optionally one fd only). */
+static int pid_inodes(int pid, int fd, unsigned long long **out)
+{
+	unsigned long long *arr = NULL, ino;
+	size_t n = 0, cap = 0;
+	char path[320];
+	struct dirent *de;
+	DIR *d;
+
+	if (fd >= 0) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+		if (parse_fd_link(path, &ino))
+			return -1;
+		*out = malloc(sizeof(**out));
+		if (!*out)
+			return -1;
+		(*out)[0] = ino;
+		return 1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%s", pid,
+			 de->d_name);
+		if (parse_fd_link(path, &ino))
+			continue;
+		if (n == cap) {
+			unsigned long long *na;
+
+			cap = cap ? cap * 2 : 32;
+			na = realloc(arr, cap * sizeof(*arr));
+			if (!na) {
+				free(arr);
+				closedir(d);
+				return -1;
+			}
+			arr = na;
+		}
+		arr[n++] = ino;
+	}
+	closedir(d);
+	*out = arr;
+	return (int)n;
+}
+
+static void fmt_addr(const struct smc_sock_info *si, const uint8_t *a,
+		     uint16_t port, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+	static const uint8_t zero[12];
+
+	if (!memcmp(a + 4, zero, 12))
+		inet_ntop(AF_INET, a, ip, sizeof(ip));
+	else
+		inet_ntop(AF_INET6, a, ip, sizeof(ip));
+	(void)si;
+	snprintf(buf, len, "%s:%u", ip, port);
+}
+
+static int connected_state(int state)
+{
+	return state != SMC_TEST_INIT && state != SMC_TEST_LISTEN &&
+	       state != SMC_TEST_CLOSED;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long *inodes = NULL;
+	struct smc_sock_info *arr;
+	int pid = -1, fd = -1, state = -1, count_only = 0, check = 0;
+	int n, ninodes = 0, i, j, matched = 0, checked = 0, bad = 0;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "p:f:s:ceh")) != -1) {
+		switch (opt) {
+		case 'p': pid = atoi(optarg); break;
+		case 'f': fd = atoi(optarg); break;
+		case 's': state = atoi(optarg); break;
+		case 'c': count_only = 1; break;
+		case 'e': check = 1; break;
+		case 'h': usage(argv[0]); return 0;
+		default: usage(argv[0]); return 1;
+		}
+	}
+	if (fd >= 0 && pid < 0) {
+		usage(argv[0]);
+		return 1;
+	}
+	if (pid >= 0) {
+		ninodes = pid_inodes(pid, fd, &inodes);
+		if (ninodes < 0) {
+			fprintf(stderr, "cannot read fds of pid %d: %s\n", pid,
+				strerror(errno));
+			return 1;
+		}
+	}
+
+	n = smc_diag_dump(&arr);
+	if (n < 0) {
+		fprintf(stderr, "smc_diag dump failed: %s\n", strerror(-n));
+		return 1;
+	}
+
+	for (i = 0; i < n; i++) {
+		struct smc_sock_info *si = &arr[i];
+		char why[256], la[80], ra[80];
+
+		if (state >= 0 && si->state != state)
+			continue;
+		if (pid >= 0) {
+			for (j = 0; j < ninodes; j++)
+				if (inodes[j] == si->inode)
+					break;
+			if (j == ninodes)
+				continue;
+		}
+		matched++;
+		if (!count_only) {
+			fmt_addr(si, si->src, si->sport, la, sizeof(la));
+			fmt_addr(si, si->dst, si->dport, ra, sizeof(ra));
+			printf("inode=%llu state=%s(%d) mode=%s reason=0x%08x peer=0x%08x local=%s remote=%s\n",
+			       (unsigned long long)si->inode,
+			       smc_state_name(si->state), si->state,
+			       smc_mode_name(si->mode), si->reason,
+			       si->peer_diag, la, ra);
+		}
+		if (check && connected_state(si->state)) {
+			checked++;
+			if (smc_path_match(si, why, sizeof(why))) {
+				fprintf(stderr, "path mismatch: %s\n", why);
+				bad++;
+			}
+		}
+	}
+	if (count_only)
+		printf("%d\n", matched);
+	free(arr);
+	free(inodes);
+
+	if (bad)
+		return 1;
+	if (check)
+		return checked ? 0 : 2;
+	return matched ? 0 : 2;
+}
