@@ -17,6 +17,7 @@
  * whose release takes the pointer back.
  */
 
+#include <linux/fs.h>
 #include <linux/net.h>
 #include <net/sock.h>
 #include <net/tcp.h>
@@ -191,8 +192,15 @@ void smc_fallback_undo_redirect(struct smc_sock *smc)
 
 	if (!smc->file_redirected)
 		return;
-	if (sock && sock->file)
+	if (sock && sock->file) {
+		/*
+		 * O_ASYNC set before the switch left an entry here, which
+		 * the close path removed from the clcsock's list instead.
+		 */
+		if (sock->wq.fasync_list)
+			fasync_helper(-1, sock->file, 0, &sock->wq.fasync_list);
 		WRITE_ONCE(sock->file->private_data, sock);
+	}
 	smc->clcsock->file = NULL;
 	smc->file_redirected = false;
 }
