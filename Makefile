@@ -19,6 +19,8 @@ KERNEL  ?= deb13
 MODSRC  := $(CURDIR)/net/smc
 TOOLS   := tools/net/smc
 SELFTESTS := tools/testing/selftests/net/smc
+# Built modules are staged per clone, even when SMC_CACHE is shared.
+STAGE   := $(CURDIR)/.cache/modules
 
 export SMC_CACHE := $(CACHE)
 export KERNEL
@@ -48,7 +50,7 @@ all: modules tools
 
 # Kbuild builds in the source dir: if the target kernel changed since the
 # last build, clean first so objects of two kernels never mix.  The built
-# modules are also staged per kernel release for the VM harness.
+# modules are also staged per kernel release for the VM harness (.cache/modules/$KVER).
 modules:
 	@if [ ! -f $(MODSRC)/Makefile ] && [ ! -f $(MODSRC)/Kbuild ]; then \
 		echo "  SKIP    net/smc has no Makefile yet"; exit 0; fi; \
@@ -58,8 +60,8 @@ modules:
 		echo "$$kdir" > $(MODSRC)/.smc-kdir; fi; \
 	$(VM)/kbuild "$$kdir" M=$(MODSRC) modules && \
 	kver=$$(modinfo -F vermagic $$(ls $(MODSRC)/*.ko | head -n1) | cut -d' ' -f1) && \
-	mkdir -p $(CACHE)/modules/$$kver && rm -f $(CACHE)/modules/$$kver/*.ko && \
-	for m in $(MODSRC)/*.ko; do [ -e "$$m" ] && cp $$m $(CACHE)/modules/$$kver/; done; true
+	mkdir -p $(STAGE)/$$kver && rm -f $(STAGE)/$$kver/*.ko && \
+	for m in $(MODSRC)/*.ko; do [ -e "$$m" ] && cp $$m $(STAGE)/$$kver/; done; true
 
 tools:
 	@for d in $(TOOLS) $(SELFTESTS); do \
