@@ -2645,7 +2645,9 @@ int main(int argc, char **argv)
 		int fd = socket(AF_SMC, SOCK_STREAM, 0);
 
 		if (fd < 0)
-			ktap_skip_all("AF_SMC sockets not available");
+			ktap_skip_all(errno == EAFNOSUPPORT ?
+				      "AF_SMC sockets not available (EAFNOSUPPORT)" :
+				      "AF_SMC socket() failed");
 		close(fd);
 	}
 	v6 = have_ipv6();
