@@ -102,4 +102,5 @@ demo:
 	$(VM)/vm-run --kernel $(KERNEL) --demo
 
 vm-shell:
-	$(VM)/vm-run --kernel $(KERNEL) --exec '$(or $(CMD),bash -i)'
+	$(if $(CMD),,$(error usage: make vm-shell CMD='command to run in the guest'))
+	$(VM)/vm-run --kernel $(KERNEL) --exec '$(CMD)'
