@@ -8,7 +8,7 @@
  *   inode=N state=NAME(N) mode=NAME reason=0x... peer=0x... local=A:P remote=A:P
  *
  * Exit status: 0 ok, 1 path mismatch (with -e) or error,
- * 2 no matching socket found.
+ * 2 no matching socket found (not used with -c alone).
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -191,6 +191,8 @@ int main(int argc, char **argv)
 
 	if (bad)
 		return 1;
+	if (count_only && !check)
+		return 0;
 	if (check)
 		return checked ? 0 : 2;
 	return matched ? 0 : 2;

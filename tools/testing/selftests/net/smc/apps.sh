@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Unmodified applications over AF_SMC through tools/net/smc/smc_run:
+# python3 http.server + curl, socat echo, iperf3.  While each connection
+# is up, smc_diag must show AF_SMC sockets with the expected path for
+# both the server and the client process (catches a preload library that
+# was silently not applied).
+
+. "$(dirname "$0")/lib.sh"
+
+require_tools python3 curl socat iperf3 ss sha256sum
+require_smc
+setup_common
+
+ktap_header 3
+[ "$SMC_TEST_INET" = 1 ] && ktap_diag "SMC_TEST_INET=1: plain TCP, no AF_SMC checks"
+
+# preload_seen NAME PID: PID must hold AF_SMC sockets
+preload_seen()
+{
+	local n
+
+	[ "$SMC_TEST_INET" = 1 ] && return 0
+	n=$(smc_sockets_of "$2")
+	if [ "$n" -lt 1 ]; then
+		ktap_diag "$1 (pid $2) holds no AF_SMC socket: preload not applied?"
+		return 1
+	fi
+	return 0
+}
+
+test_http()
+{
+	local port dir=$tmp_dir/http srv cli rc=0 want got
+
+	mkdir -p "$dir"
+	head -c $((5 * 1024 * 1024)) /dev/urandom > "$dir/blob"
+	want=$(sha256sum < "$dir/blob" | cut -d' ' -f1)
+	port=$(free_port)
+	"${SMC[@]}" python3 -m http.server "$port" --bind 127.0.0.1 \
+		--directory "$dir" > "$tmp_dir/http.log" 2>&1 &
+	srv=$!
+	track $srv
+	if ! wait_until 60 port_listening "$port"; then
+		ktap_diag "http.server did not start"
+		cat "$tmp_dir/http.log" | ktap_diag "$(cat)"
+		return 1
+	fi
+	preload_seen http.server $srv || rc=1
+
+	# rate-limited so that the connection stays up for a few seconds
+	"${SMC[@]}" curl -sS --fail --max-time 120 --limit-rate 1M \
+		-o "$tmp_dir/blob.out" "http://127.0.0.1:$port/blob" \
+		2> "$tmp_dir/curl.err" &
+	cli=$!
+	track $cli
+	check_path_while_up curl $cli 20 || rc=1
+	check_path_while_up http.server $srv 20 || rc=1
+	if ! wait $cli; then
+		ktap_diag "curl failed: $(cat "$tmp_dir/curl.err")"
+		rc=1
+	fi
+	got=$(sha256sum < "$tmp_dir/blob.out" 2>/dev/null | cut -d' ' -f1)
+	if [ "$want" != "$got" ]; then
+		ktap_diag "sha256 mismatch: served $want, fetched $got"
+		rc=1
+	fi
+	kill $srv 2>/dev/null
+	wait $srv 2>/dev/null
+	return $rc
+}
+
+test_socat()
+{
+	local port srv cli rc=0 in=$tmp_dir/socat.in out=$tmp_dir/socat.out
+
+	head -c $((3 * 1024 * 1024 + 12345)) /dev/urandom > "$in"
+	port=$(free_port)
+	"${SMC[@]}" socat -T 60 TCP-LISTEN:"$port",bind=127.0.0.1,reuseaddr PIPE \
+		2> "$tmp_dir/socat-srv.err" &
+	srv=$!
+	track $srv
+	if ! wait_until 60 port_listening "$port"; then
+		ktap_diag "socat server did not start"
+		return 1
+	fi
+	preload_seen "socat server" $srv || rc=1
+	# pause in the middle of the input to keep the connection open
+	{ head -c 1048576 "$in"; sleep 3; tail -c +1048577 "$in"; } |
+		"${SMC[@]}" socat -t 60 -T 60 - TCP:127.0.0.1:"$port" > "$out" \
+			2> "$tmp_dir/socat-cli.err" &
+	cli=$!
+	track $cli
+	sleep 0.5
+	check_path_while_up "socat client" "$(pgrep -n -f "TCP:127.0.0.1:$port")" 20 || rc=1
+	check_path_while_up "socat server" $srv 20 || rc=1
+	if ! wait $cli; then
+		ktap_diag "socat client failed: $(cat "$tmp_dir/socat-cli.err")"
+		rc=1
+	fi
+	wait $srv 2>/dev/null
+	if ! cmp -s "$in" "$out"; then
+		ktap_diag "echoed data differs: sent $(stat -c %s "$in") bytes, got $(stat -c %s "$out")"
+		rc=1
+	fi
+	return $rc
+}
+
+test_iperf3()
+{
+	local port srv cli rc=0 bps
+
+	port=$(free_port)
+	"${SMC[@]}" iperf3 -s -1 -B 127.0.0.1 -p "$port" > "$tmp_dir/iperf-srv.log" 2>&1 &
+	srv=$!
+	track $srv
+	if ! wait_until 60 port_listening "$port"; then
+		ktap_diag "iperf3 server did not start"
+		return 1
+	fi
+	preload_seen "iperf3 server" $srv || rc=1
+	"${SMC[@]}" iperf3 -c 127.0.0.1 -p "$port" -t 3 -J > "$tmp_dir/iperf.json" \
+		2> "$tmp_dir/iperf-cli.err" &
+	cli=$!
+	track $cli
+	check_path_while_up "iperf3 client" $cli 20 || rc=1
+	check_path_while_up "iperf3 server" $srv 20 || rc=1
+	if ! wait $cli; then
+		ktap_diag "iperf3 client failed: $(cat "$tmp_dir/iperf-cli.err")"
+		ktap_diag "$(tail -n 5 "$tmp_dir/iperf.json")"
+		rc=1
+	fi
+	wait $srv 2>/dev/null
+	bps=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(int(d["end"]["sum_received"]["bits_per_second"]))' \
+		"$tmp_dir/iperf.json" 2>/dev/null || echo 0)
+	ktap_diag "iperf3 received $((bps / 1000000)) Mbit/s"
+	if [ "$bps" -le 0 ]; then
+		ktap_diag "iperf3 reported no throughput"
+		rc=1
+	fi
+	return $rc
+}
+
+test_http
+ktap_result http_server_curl $?
+test_socat
+ktap_result socat_echo $?
+test_iperf3
+ktap_result iperf3 $?
+ktap_finish

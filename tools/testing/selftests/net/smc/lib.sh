@@ -1,0 +1,223 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for the AF_SMC shell selftests: KTAP output, background
+# process bookkeeping and smc_diag based path checks.
+#
+# SMC_TEST_INET=1 runs the applications without smc_run and skips all
+# AF_SMC checks (for debugging the scripts on a host without the module).
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../../../../.." && pwd)
+SMC_RUN=$REPO/tools/net/smc/smc_run
+SMC_PATH=$HERE/smc_path
+SMC_TEST_INET=${SMC_TEST_INET:-0}
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+ktap_nr=0
+ktap_pass=0
+ktap_fail=0
+ktap_skipped=0
+bg_pids=()
+tmp_dir=""
+
+ktap_header()
+{
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+ktap_diag()
+{
+	local line
+
+	while IFS= read -r line; do
+		echo "# $line"
+	done <<< "$*"
+}
+
+ktap_ok()
+{
+	ktap_nr=$((ktap_nr + 1))
+	ktap_pass=$((ktap_pass + 1))
+	echo "ok $ktap_nr $1"
+}
+
+ktap_not_ok()
+{
+	ktap_nr=$((ktap_nr + 1))
+	ktap_fail=$((ktap_fail + 1))
+	echo "not ok $ktap_nr $1"
+}
+
+# ktap_result NAME STATUS: ok when STATUS is 0
+ktap_result()
+{
+	if [ "$2" -eq 0 ]; then
+		ktap_ok "$1"
+	else
+		ktap_not_ok "$1"
+	fi
+}
+
+ktap_skip()
+{
+	ktap_nr=$((ktap_nr + 1))
+	ktap_skipped=$((ktap_skipped + 1))
+	echo "ok $ktap_nr $1 # SKIP $2"
+}
+
+ktap_skip_all()
+{
+	echo "TAP version 13"
+	echo "1..0 # SKIP $1"
+	exit $KSFT_SKIP
+}
+
+ktap_finish()
+{
+	echo "# Totals: pass:$ktap_pass fail:$ktap_fail xfail:0 xpass:0 skip:$ktap_skipped error:0"
+	if [ $ktap_fail -gt 0 ]; then
+		exit $KSFT_FAIL
+	fi
+	if [ $ktap_pass -eq 0 ] && [ $ktap_skipped -gt 0 ]; then
+		exit $KSFT_SKIP
+	fi
+	exit $KSFT_PASS
+}
+
+cleanup()
+{
+	local p
+
+	for p in "${bg_pids[@]}"; do
+		kill -9 "$p" 2>/dev/null
+	done
+	for p in "${bg_pids[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	bg_pids=()
+	[ -n "$tmp_dir" ] && rm -rf "$tmp_dir"
+}
+
+setup_common()
+{
+	trap cleanup EXIT
+	trap 'exit 1' INT TERM
+	tmp_dir=$(mktemp -d /tmp/smc-selftest.XXXXXX)
+}
+
+# Track a background process so that it is killed on exit.
+track()
+{
+	bg_pids+=("$1")
+}
+
+# Prefix for commands that must run over AF_SMC: "${SMC[@]}" CMD ARGS.
+# It is a plain command (smc_run execs CMD), so "$!" of a background
+# "${SMC[@]}" CMD is the pid of CMD itself.  Empty with SMC_TEST_INET=1.
+if [ "$SMC_TEST_INET" = 1 ]; then
+	SMC=()
+else
+	SMC=("$SMC_RUN")
+fi
+
+require_tools()
+{
+	local t
+
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 || ktap_skip_all "$t not installed"
+	done
+}
+
+# Check that the AF_SMC pieces the tests depend on are usable.
+require_smc()
+{
+	[ "$SMC_TEST_INET" = 1 ] && return 0
+	[ -x "$SMC_PATH" ] || ktap_skip_all "smc_path not built (run make)"
+	[ -f "$REPO/tools/net/smc/libsmc-preload.so" ] ||
+		ktap_skip_all "libsmc-preload.so not built (run make)"
+	python3 -c 'import socket; socket.socket(43, socket.SOCK_STREAM, 0)' \
+		2>/dev/null || ktap_skip_all "AF_SMC sockets not available"
+	"$SMC_PATH" -c >/dev/null 2>&1 || ktap_skip_all "smc_diag not available"
+}
+
+# A TCP port that is free right now.
+free_port()
+{
+	python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+# wait_until TIMEOUT_S CMD...: poll CMD every 0.1 s
+wait_until()
+{
+	local end=$((SECONDS + $1))
+
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		[ $SECONDS -ge $end ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+port_listening()
+{
+	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
+}
+
+# Number of AF_SMC sockets held by PID (0 with SMC_TEST_INET=1).
+smc_sockets_of()
+{
+	"$SMC_PATH" -p "$1" -c 2>/dev/null || echo 0
+}
+
+# path_ok PID: PID holds at least one connected AF_SMC socket and all of
+# its connected AF_SMC sockets took the expected path.
+path_ok()
+{
+	[ "$SMC_TEST_INET" = 1 ] && return 0
+	"$SMC_PATH" -p "$1" -e >/dev/null 2>&1
+}
+
+# check_path_while_up NAME PID TIMEOUT: wait for PID's connections to be
+# visible with the expected path; prints diagnostics on failure.
+check_path_while_up()
+{
+	local name=$1 pid=$2 tmo=${3:-10}
+
+	if wait_until "$tmo" path_ok "$pid"; then
+		[ "$SMC_TEST_INET" = 1 ] ||
+			ktap_diag "$name: $("$SMC_PATH" -p "$pid" | head -n 3)"
+		return 0
+	fi
+	ktap_diag "$name (pid $pid): no connected AF_SMC socket with the expected path"
+	ktap_diag "$("$SMC_PATH" -p "$pid" -e 2>&1 | head -n 5)"
+	return 1
+}
+
+# Wait until no AF_SMC sockets beyond BASE remain (settle after close).
+smc_settled()
+{
+	local base=$1 n
+
+	[ "$SMC_TEST_INET" = 1 ] && return 0
+	n=$("$SMC_PATH" -c 2>/dev/null) || return 1
+	[ "$n" -le "$base" ]
+}
+
+smc_count()
+{
+	if [ "$SMC_TEST_INET" = 1 ]; then
+		echo 0
+	else
+		"$SMC_PATH" -c 2>/dev/null || echo 0
+	fi
+}
