@@ -5,7 +5,8 @@
  * check them against SMC_EXPECT_PATH / SMC_EXPECT_REASON.
  *
  * Output, one line per socket:
- *   inode=N state=NAME(N) mode=NAME reason=0x... peer=0x... local=A:P remote=A:P
+ *   inode=N state=NAME(N) mode=NAME reason=0x... peer=0x...
+ *   local=ADDR:PORT remote=ADDR:PORT
  *
  * Exit status: 0 ok, 1 path mismatch (with -e) or error,
  * 2 no matching socket found (not used with -c alone).
@@ -125,13 +126,27 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "p:f:s:ceh")) != -1) {
 		switch (opt) {
-		case 'p': pid = atoi(optarg); break;
-		case 'f': fd = atoi(optarg); break;
-		case 's': state = atoi(optarg); break;
-		case 'c': count_only = 1; break;
-		case 'e': check = 1; break;
-		case 'h': usage(argv[0]); return 0;
-		default: usage(argv[0]); return 1;
+		case 'p':
+			pid = atoi(optarg);
+			break;
+		case 'f':
+			fd = atoi(optarg);
+			break;
+		case 's':
+			state = atoi(optarg);
+			break;
+		case 'c':
+			count_only = 1;
+			break;
+		case 'e':
+			check = 1;
+			break;
+		case 'h':
+			usage(argv[0]);
+			return 0;
+		default:
+			usage(argv[0]);
+			return 1;
 		}
 	}
 	if (fd >= 0 && pid < 0) {

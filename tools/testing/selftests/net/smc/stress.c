@@ -101,7 +101,7 @@ static int smc_count(void)
 
 static int tcp_inuse(void)
 {
-	static const char *files[] = { "/proc/net/sockstat",
+	static const char * const files[] = { "/proc/net/sockstat",
 				       "/proc/net/sockstat6" };
 	char line[256];
 	int total = 0, v, i;
@@ -194,7 +194,8 @@ static void make_msg(char *msg, int i)
 
 static int part_concurrent(int nconn)
 {
-	int *cli = calloc(nconn, sizeof(int)), *srv = calloc(nconn, sizeof(int));
+	int *cli = calloc(nconn, sizeof(int));
+	int *srv = calloc(nconn, sizeof(int));
 	int smc0 = smc_count(), tcp0 = tcp_inuse(), ok = 1, i, lfd, n;
 	int bad_echo = 0, bad_path = 0, checked = 0;
 	struct acceptor acc = { .want = nconn, .fds = srv };
