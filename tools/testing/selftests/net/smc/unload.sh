@@ -50,7 +50,7 @@ start_holder()
 {
 	local line
 
-	coproc HOLDER { "${SMC[@]}" python3 "$tmp_dir/holder.py" 2>&1; }
+	coproc HOLDER { exec "${SMC[@]}" python3 "$tmp_dir/holder.py" 2>&1; }
 	track $HOLDER_PID
 	hpid=$HOLDER_PID
 	if ! read -r -t 60 line <&"${HOLDER[0]}" || [ "$line" != ready ]; then
