@@ -48,9 +48,16 @@ test_http()
 		return 1
 	fi
 	preload_seen http.server $srv || rc=1
+	# http.server resolves its own name before serving: wait until it
+	# really answers, so that the transfer below is accepted at once
+	if ! wait_until 120 "${SMC[@]}" curl -s --fail --max-time 10 \
+			-o /dev/null "http://127.0.0.1:$port/"; then
+		ktap_diag "http.server does not answer"
+		return 1
+	fi
 
 	# rate-limited so that the connection stays up for a few seconds
-	"${SMC[@]}" curl -sS --fail --max-time 120 --limit-rate 1M \
+	"${SMC[@]}" curl -sS --fail --max-time 120 --limit-rate 512k \
 		-o "$tmp_dir/blob.out" "http://127.0.0.1:$port/blob" \
 		2> "$tmp_dir/curl.err" &
 	cli=$!
