@@ -82,6 +82,18 @@ int smc_shutdown(struct socket *sock, int how)
 		return -EINVAL;
 	if (!clcsock)
 		return -ENOTCONN;
+	if (READ_ONCE(smc->sk.sk_state) == SMC_LISTEN) {
+		/*
+		 * As in TCP, shutting down the receive side of a listener
+		 * stops it: blocked accept() calls return EINVAL, which is
+		 * how threaded servers stop their accept loop.
+		 */
+		if (how == 1)	/* SHUT_WR */
+			return 0;
+		smc_listen_stop(smc);
+		smc->sk.sk_state_change(&smc->sk);
+		return clcsock->ops->shutdown(clcsock, how);
+	}
 	rc = smc_wait_connected(smc, sock_sndtimeo(&smc->sk, 0));
 	if (rc)
 		return rc;
