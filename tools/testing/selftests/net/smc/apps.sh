@@ -32,7 +32,7 @@ preload_seen()
 
 test_http()
 {
-	local port dir=$tmp_dir/http srv cli rc=0 want got
+	local port dir=$tmp_dir/http srv cli dl rc=0 want got
 
 	mkdir -p "$dir"
 	head -c $((5 * 1024 * 1024)) /dev/urandom > "$dir/blob"
@@ -56,16 +56,27 @@ test_http()
 		return 1
 	fi
 
-	# rate-limited so that the connection stays up for a few seconds
-	"${SMC[@]}" curl -sS --fail --max-time 120 --limit-rate 512k \
-		-o "$tmp_dir/blob.out" "http://127.0.0.1:$port/blob" \
-		2> "$tmp_dir/curl.err" &
-	cli=$!
-	track $cli
-	check_path_while_up curl $cli 20 || rc=1
+	# the output pipe is not read for a few seconds, so curl and the
+	# server block and the connection stays up for the path checks
+	(
+		set -o pipefail
+		"${SMC[@]}" curl -sS --fail --max-time 120 \
+			"http://127.0.0.1:$port/blob" 2> "$tmp_dir/curl.err" |
+			{ sleep 4; cat > "$tmp_dir/blob.out"; }
+	) &
+	dl=$!
+	track $dl
+	sleep 0.5
+	cli=$(pgrep -n -f "127.0.0.1:$port/blob")
+	if [ -z "$cli" ]; then
+		ktap_diag "curl is not running: $(cat "$tmp_dir/curl.err")"
+		rc=1
+	else
+		check_path_while_up curl "$cli" 20 || rc=1
+	fi
 	check_path_while_up http.server $srv 20 || rc=1
-	if ! wait $cli; then
-		ktap_diag "curl failed: $(cat "$tmp_dir/curl.err")"
+	if ! wait $dl; then
+		ktap_diag "download failed: $(cat "$tmp_dir/curl.err")"
 		rc=1
 	fi
 	got=$(sha256sum < "$tmp_dir/blob.out" 2>/dev/null | cut -d' ' -f1)
