@@ -2665,14 +2665,12 @@ int main(int argc, char **argv)
 	if (fam && !strcmp(fam, "inet"))
 		smc_override_inet = 1;
 	if (smc_expect(&mode, &reason))
-		ktap_skip_all("invalid SMC_EXPECT_PATH / SMC_EXPECT_REASON");
+		ktap_fail_all("invalid SMC_EXPECT_PATH / SMC_EXPECT_REASON");
 	if (!smc_override_inet) {
 		int fd = socket(AF_SMC, SOCK_STREAM, 0);
 
 		if (fd < 0)
-			ktap_skip_all(errno == EAFNOSUPPORT ?
-				      "AF_SMC sockets not available (EAFNOSUPPORT)" :
-				      "AF_SMC socket() failed");
+			ktap_no_smc(errno);
 		close(fd);
 	}
 	v6 = have_ipv6();

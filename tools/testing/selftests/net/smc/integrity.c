@@ -306,9 +306,7 @@ int main(void)
 	if (!use_inet) {
 		fd = socket(AF_SMC, SOCK_STREAM, 0);
 		if (fd < 0)
-			ktap_skip_all(errno == EAFNOSUPPORT ?
-				      "AF_SMC sockets not available (EAFNOSUPPORT)" :
-				      "AF_SMC socket() failed");
+			ktap_no_smc(errno);
 		close(fd);
 	}
 	signal(SIGALRM, on_alarm);

@@ -8,6 +8,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <unistd.h>
 
 #define KSFT_PASS	0
 #define KSFT_FAIL	1
@@ -73,6 +76,29 @@ static inline void __attribute__((noreturn)) ktap_skip_all(const char *why)
 	printf("TAP version 13\n1..0 # SKIP %s\n", why);
 	fflush(stdout);
 	exit(KSFT_SKIP);
+}
+
+/* Fail the whole program before any test ran (broken setup). */
+static inline void __attribute__((noreturn)) ktap_fail_all(const char *why)
+{
+	printf("TAP version 13\n1..1\n# %s\nnot ok 1 setup\n", why);
+	fflush(stdout);
+	exit(KSFT_FAIL);
+}
+
+/*
+ * Called when socket(AF_SMC) failed: skip if no smc module is loaded at
+ * all, but fail if it is loaded (our module is there but does not work).
+ */
+static inline void __attribute__((noreturn)) ktap_no_smc(int err)
+{
+	char why[160];
+
+	snprintf(why, sizeof(why), "socket(AF_SMC) failed: %s",
+		 strerror(err));
+	if (access("/sys/module/smc", F_OK) == 0)
+		ktap_fail_all(why);
+	ktap_skip_all(why);
 }
 
 #endif /* SMC_SELFTEST_KTAP_H */

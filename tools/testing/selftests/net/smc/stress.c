@@ -444,7 +444,7 @@ int main(void)
 	if (!use_inet) {
 		fd = socket(AF_SMC, SOCK_STREAM, 0);
 		if (fd < 0)
-			ktap_skip_all("AF_SMC sockets not available");
+			ktap_no_smc(errno);
 		close(fd);
 	}
 	rl.rlim_cur = rl.rlim_max = 2 * nconn + 256;
