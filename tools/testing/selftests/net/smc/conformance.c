@@ -1678,6 +1678,106 @@ static void sc_sockopt_socket(struct ctx *c)
 	CLOSE(cli, srv);
 }
 
+static void rec_sol_socket_set(struct ctx *c, const char *who, int fd)
+{
+	struct linger lg;
+	struct timeval tv;
+	socklen_t l;
+
+	rec_getint(c, "SO_RCVBUF", fd, SOL_SOCKET, SO_RCVBUF);
+	rec_getint(c, "SO_SNDBUF", fd, SOL_SOCKET, SO_SNDBUF);
+	rec_getint(c, "SO_KEEPALIVE", fd, SOL_SOCKET, SO_KEEPALIVE);
+	rec_getint(c, "SO_OOBINLINE", fd, SOL_SOCKET, SO_OOBINLINE);
+	rec_getint(c, "SO_RCVLOWAT", fd, SOL_SOCKET, SO_RCVLOWAT);
+	rec_getint(c, "SO_PRIORITY", fd, SOL_SOCKET, SO_PRIORITY);
+	rec_getint(c, "SO_MARK", fd, SOL_SOCKET, SO_MARK);
+	l = sizeof(lg);
+	memset(&lg, 0, sizeof(lg));
+	getsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, &l);
+	rec(c, "%s SO_LINGER %d/%d", who, lg.l_onoff, lg.l_linger);
+	l = sizeof(tv);
+	memset(&tv, 0, sizeof(tv));
+	getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &l);
+	rec(c, "%s SO_RCVTIMEO %ld.%06ld", who, (long)tv.tv_sec,
+	    (long)tv.tv_usec);
+	rec_getint(c, "TCP_NODELAY", fd, SOL_TCP, TCP_NODELAY);
+	rec_getint(c, "TCP_KEEPIDLE", fd, SOL_TCP, TCP_KEEPIDLE);
+}
+
+static void set_many(struct ctx *c, int fd)
+{
+	struct linger lg = { 1, 7 };
+	struct timeval tv = { 3, 500000 };
+
+	CALL(c, "SO_RCVBUF", setint(fd, SOL_SOCKET, SO_RCVBUF, 50000));
+	CALL(c, "SO_SNDBUF", setint(fd, SOL_SOCKET, SO_SNDBUF, 60000));
+	CALL(c, "SO_KEEPALIVE", setint(fd, SOL_SOCKET, SO_KEEPALIVE, 1));
+	CALL(c, "SO_OOBINLINE", setint(fd, SOL_SOCKET, SO_OOBINLINE, 1));
+	CALL(c, "SO_RCVLOWAT", setint(fd, SOL_SOCKET, SO_RCVLOWAT, 3));
+	CALL(c, "SO_PRIORITY", setint(fd, SOL_SOCKET, SO_PRIORITY, 4));
+	CALL(c, "SO_MARK", setint(fd, SOL_SOCKET, SO_MARK, 0x77));
+	CALL(c, "SO_LINGER",
+	     setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
+	CALL(c, "SO_RCVTIMEO",
+	     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	CALL(c, "TCP_NODELAY", setint(fd, SOL_TCP, TCP_NODELAY, 1));
+	CALL(c, "TCP_KEEPIDLE", setint(fd, SOL_TCP, TCP_KEEPIDLE, 99));
+}
+
+/* Options set before connect() must still be in force afterwards. */
+static void sc_sockopt_before_connect(struct ctx *c)
+{
+	int l, fd, srv;
+
+	l = listener(c, 4);
+	if (l < 0)
+		return;
+	fd = xsock(c, SOCK_STREAM);
+	if (fd < 0)
+		goto out;
+	set_many(c, fd);
+	CALL(c, "connect", do_connect(fd, c));
+	check_path(c, fd, "client");
+	rec_sol_socket_set(c, "client", fd);
+	srv = xaccept(c, l);
+	check_path(c, srv, "server");
+	CALL(c, "send 2", send(srv, "ab", 2, 0));
+	wait_inq(c, fd, 2);
+	rec_mask(c, "client below SO_RCVLOWAT", poll1(fd, POLLIN, 0));
+	CALL(c, "send 1", send(srv, "c", 1, 0));
+	rec_mask(c, "client at SO_RCVLOWAT", wait_ev(c, fd, POLLIN));
+	CLOSE(fd, srv);
+out:
+	CLOSE(l);
+}
+
+/* Options of the listener that accepted sockets inherit. */
+static void sc_sockopt_inherit(struct ctx *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = loop_addr(c->fam, 0, &ss);
+	int l, cli, srv;
+
+	l = xsock(c, SOCK_STREAM);
+	if (l < 0)
+		return;
+	set_many(c, l);
+	CALL(c, "bind", bind(l, (struct sockaddr *)&ss, sl));
+	CALL(c, "listen", listen(l, 4));
+	c->alen = sizeof(c->addr);
+	getsockname(l, (struct sockaddr *)&c->addr, &c->alen);
+	cli = xsock(c, SOCK_STREAM);
+	if (cli < 0)
+		goto out;
+	CALL(c, "connect", do_connect(cli, c));
+	srv = xaccept(c, l);
+	check_path(c, srv, "server");
+	rec_sol_socket_set(c, "accepted", srv);
+	CLOSE(cli, srv);
+out:
+	CLOSE(l);
+}
+
 static void rec_tcp_state(struct ctx *c, const char *label, int fd)
 {
 	struct tcp_info ti;
@@ -2041,6 +2141,9 @@ static const struct scenario scenarios[] = {
 	{ "linger_rst_v6", sc_linger_rst, AF_INET6 },
 	{ "linger_normal", sc_linger_normal, AF_INET },
 	{ "sockopt_socket", sc_sockopt_socket, AF_INET },
+	{ "sockopt_before_connect", sc_sockopt_before_connect, AF_INET },
+	{ "sockopt_before_connect_v6", sc_sockopt_before_connect, AF_INET6 },
+	{ "sockopt_inherit", sc_sockopt_inherit, AF_INET },
 	{ "sockopt_tcp", sc_sockopt_tcp, AF_INET },
 	{ "sockopt_tcp_v6", sc_sockopt_tcp, AF_INET6 },
 	{ "sockopt_ip_tos", sc_sockopt_ip, AF_INET },
