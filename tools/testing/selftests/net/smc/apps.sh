@@ -13,7 +13,7 @@ require_tools python3 curl socat iperf3 ss sha256sum
 require_smc
 setup_common
 
-ktap_header 3
+ktap_header 4
 [ "$SMC_TEST_INET" = 1 ] && ktap_diag "SMC_TEST_INET=1: plain TCP, no AF_SMC checks"
 
 # preload_seen NAME PID: PID must hold AF_SMC sockets
@@ -28,6 +28,41 @@ preload_seen()
 		return 1
 	fi
 	return 0
+}
+
+test_smc_run()
+{
+	local rc=0 out
+
+	[ "$SMC_TEST_INET" = 1 ] && return 4
+	cat > "$tmp_dir/probe.py" <<'PY2'
+import socket
+SO_DOMAIN, SO_PROTOCOL = 39, 38
+def show(s):
+    return "%d/%d" % (s.getsockopt(socket.SOL_SOCKET, SO_DOMAIN),
+                      s.getsockopt(socket.SOL_SOCKET, SO_PROTOCOL))
+t4 = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+t6 = socket.socket(socket.AF_INET6, socket.SOCK_STREAM | socket.SOCK_NONBLOCK)
+tp = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+x = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+print("tcp4", show(t4), "tcp6", show(t6), "tcp", show(tp), "udp", show(u),
+      "unix", show(x), "rcvbuf",
+      t4.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF), "sndbuf",
+      t4.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF))
+PY2
+	out=$("$SMC_RUN" -d -r 48k -t 96k python3 "$tmp_dir/probe.py" \
+		2> "$tmp_dir/probe.err")
+	ktap_diag "smc_run probe: $out"
+	case "$out" in
+	"tcp4 43/0 tcp6 43/1 tcp 43/0 udp 2/17 unix 1/0 rcvbuf 98304 sndbuf 196608") ;;
+	*) ktap_diag "unexpected socket conversion or buffer sizes"; rc=1 ;;
+	esac
+	grep -q "map sock to AF_SMC" "$tmp_dir/probe.err" ||
+		{ ktap_diag "no debug output with -d"; rc=1; }
+	"$SMC_RUN" -v | grep -q smc_run || { ktap_diag "-v failed"; rc=1; }
+	"$SMC_RUN" -h | grep -q Usage || { ktap_diag "-h failed"; rc=1; }
+	return $rc
 }
 
 test_http()
@@ -171,6 +206,13 @@ print(int(d["end"]["sum_received"]["bits_per_second"]))' \
 	return $rc
 }
 
+test_smc_run
+r=$?
+if [ $r = 4 ]; then
+	ktap_skip smc_run_preload "SMC_TEST_INET=1"
+else
+	ktap_result smc_run_preload $r
+fi
 test_http
 ktap_result http_server_curl $?
 test_socat
