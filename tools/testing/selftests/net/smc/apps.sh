@@ -88,7 +88,7 @@ test_http()
 	track $srv
 	if ! wait_until 60 port_listening "$port"; then
 		ktap_diag "http.server did not start"
-		cat "$tmp_dir/http.log" | ktap_diag "$(cat)"
+		ktap_diag "$(cat "$tmp_dir/http.log")"
 		return 1
 	fi
 	preload_seen http.server $srv || rc=1

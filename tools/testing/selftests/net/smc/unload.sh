@@ -71,9 +71,9 @@ ping_holder()
 
 stop_holder()
 {
-	local line
+	local line wfd=${HOLDER[1]}
 
-	exec {HOLDER[1]}>&-
+	exec {wfd}>&-
 	read -r -t 60 line <&"${HOLDER[0]}"
 	wait "$hpid" 2>/dev/null
 	[ "$line" = closed ]
