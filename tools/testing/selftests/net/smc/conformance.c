@@ -2074,6 +2074,85 @@ static void sc_rw_vec(struct ctx *c)
 	CLOSE(cli, srv);
 }
 
+static void sc_zero_length_io(struct ctx *c)
+{
+	int cli, srv;
+	char b[8];
+
+	if (pair(c, &cli, &srv))
+		return;
+	CALL(c, "send 0", send(cli, b, 0, 0));
+	CALL(c, "write 0", write(cli, b, 0));
+	CALL(c, "recv 0 DONTWAIT", recv(srv, b, 0, MSG_DONTWAIT));
+	CALL(c, "send 1", send(cli, "q", 1, 0));
+	wait_inq(c, srv, 1);
+	CALL(c, "recv 0 with data", recv(srv, b, 0, 0));
+	rec(c, "FIONREAD %d", inq(srv));
+	CALL(c, "recv 1", recv(srv, b, 1, 0));
+	CLOSE(cli, srv);
+}
+
+/* Fill a non-blocking sender until EAGAIN, then drain and recover. */
+static void sc_nonblock_backpressure(struct ctx *c)
+{
+	const size_t chunk = 65536;
+	char *buf = malloc(chunk), *rbuf = malloc(chunk);
+	size_t sent = 0, got = 0;
+	uint64_t hs = 0xcbf29ce484222325ULL, hr = hs;
+	int cli, srv, eagain = 0, m, i;
+	ssize_t r;
+
+	if (pair(c, &cli, &srv))
+		goto out;
+	fcntl(cli, F_SETFL, O_NONBLOCK);
+	for (i = 0; i < 4096 && !eagain; i++) {
+		fill(buf, chunk, i + 1);
+		r = send(cli, buf, chunk, 0);
+		if (r < 0) {
+			eagain = errno == EAGAIN;
+			if (!eagain)
+				rec(c, "send error %s", ename(errno));
+			break;
+		}
+		hs ^= fnv1a(buf, r) + sent;
+		sent += r;
+		if ((size_t)r < chunk) {
+			/* partial write: the next one must fail */
+			r = send(cli, buf, chunk, 0);
+			eagain = r < 0 && errno == EAGAIN;
+			break;
+		}
+	}
+	rec(c, "send buffer filled, EAGAIN %d", eagain);
+	m = poll1(cli, POLLOUT, 0);
+	rec(c, "POLLOUT while full %d", m > 0 && (m & POLLOUT));
+	while (got < sent) {
+		size_t want = sent - got < chunk ? sent - got : chunk;
+		size_t part = 0;
+
+		/* read chunk by chunk to mirror the sender's hashing */
+		while (part < want) {
+			r = recv(srv, rbuf + part, want - part, 0);
+			if (r <= 0)
+				break;
+			part += r;
+		}
+		if (part < want) {
+			FAIL(c, "short read at %zu of %zu", got, sent);
+			break;
+		}
+		hr ^= fnv1a(rbuf, part) + got;
+		got += part;
+	}
+	rec(c, "drained all %d intact %d", got == sent, hs == hr);
+	rec_mask(c, "sender after drain", wait_ev(c, cli, POLLOUT));
+	CALL(c, "send again", send(cli, "z", 1, 0));
+	CLOSE(cli, srv);
+out:
+	free(buf);
+	free(rbuf);
+}
+
 struct scenario {
 	const char *name;
 	void (*fn)(struct ctx *c);
@@ -2156,6 +2235,9 @@ static const struct scenario scenarios[] = {
 	{ "large_nonblock", sc_large_nonblock, AF_INET },
 	{ "large_nonblock_v6", sc_large_nonblock, AF_INET6 },
 	{ "rw_vec", sc_rw_vec, AF_INET },
+	{ "zero_length_io", sc_zero_length_io, AF_INET },
+	{ "nonblock_backpressure", sc_nonblock_backpressure, AF_INET },
+	{ "nonblock_backpressure_v6", sc_nonblock_backpressure, AF_INET6 },
 };
 
 #define NR_SCENARIOS	((int)(sizeof(scenarios) / sizeof(scenarios[0])))
