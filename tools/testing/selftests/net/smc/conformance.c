@@ -900,6 +900,49 @@ static void sc_accept_eintr(struct ctx *c)
 	CLOSE(l);
 }
 
+struct shut_arg {
+	int fd, how, delay_ms, rc, err;
+};
+
+static void *delayed_shutdown(void *p)
+{
+	struct shut_arg *a = p;
+
+	msleep(a->delay_ms);
+	a->rc = shutdown(a->fd, a->how);
+	a->err = a->rc < 0 ? errno : 0;
+	return NULL;
+}
+
+/*
+ * Threaded servers end a blocked accept() by shutting the listener
+ * down: accept fails with EINVAL, the port stops accepting.
+ */
+static void sc_listen_shutdown(struct ctx *c)
+{
+	struct shut_arg a;
+	pthread_t t;
+	int l, cli;
+
+	l = listener(c, 4);
+	if (l < 0)
+		return;
+	CALL(c, "shutdown WR of listener", shutdown(l, SHUT_WR));
+	a = (struct shut_arg){ l, SHUT_RDWR, 200, 0, 0 };
+	pthread_create(&t, NULL, delayed_shutdown, &a);
+	CALL(c, "accept blocked until shutdown", accept(l, NULL, NULL));
+	pthread_join(t, NULL);
+	rec(c, "shutdown RDWR of listener = %d %s", a.rc,
+	    a.rc ? ename(a.err) : "");
+	CALL(c, "accept after shutdown", accept(l, NULL, NULL));
+	cli = xsock(c, SOCK_STREAM);
+	if (cli >= 0) {
+		CALL(c, "connect to shut listener", do_connect(cli, c));
+		CLOSE(cli);
+	}
+	CLOSE(l);
+}
+
 static void sc_recv_eintr(struct ctx *c)
 {
 	int cli, srv;
@@ -2180,6 +2223,8 @@ static const struct scenario scenarios[] = {
 	{ "accept_rcvtimeo", sc_accept_rcvtimeo, AF_INET },
 	{ "accept_not_listening", sc_accept_not_listening, AF_INET },
 	{ "accept_eintr", sc_accept_eintr, AF_INET },
+	{ "listen_shutdown", sc_listen_shutdown, AF_INET },
+	{ "listen_shutdown_v6", sc_listen_shutdown, AF_INET6 },
 	{ "recv_eintr", sc_recv_eintr, AF_INET },
 	{ "recv_rcvtimeo", sc_recv_rcvtimeo, AF_INET },
 	{ "connect_blocking", sc_connect_blocking, AF_INET },
