@@ -20,8 +20,14 @@
 #include <net/tcp.h>
 
 #include "smc.h"
+#include "smc_ism.h"
 
 struct workqueue_struct *smc_hs_wq;
+
+static bool smcd_loopback = true;
+module_param(smcd_loopback, bool, 0444);
+MODULE_PARM_DESC(smcd_loopback,
+		 "register the loopback-ism SMC-D device (default: yes)");
 
 static void smc_set_keepalive(struct sock *sk, int val)
 {
@@ -266,10 +272,16 @@ static int __init smc_init(void)
 	if (rc)
 		return rc;
 
+	if (smcd_loopback) {
+		rc = smc_loopback_init();
+		if (rc)
+			goto out_netns;
+	}
+
 	rc = -ENOMEM;
 	smc_hs_wq = alloc_workqueue("smc_hs_wq", WQ_UNBOUND, 0);
 	if (!smc_hs_wq)
-		goto out_netns;
+		goto out_lo;
 
 	rc = proto_register(&smc_proto, 1);
 	if (rc)
@@ -291,6 +303,8 @@ out_proto:
 	proto_unregister(&smc_proto);
 out_wq:
 	destroy_workqueue(smc_hs_wq);
+out_lo:
+	smc_loopback_exit();
 out_netns:
 	smc_netns_exit();
 	return rc;
@@ -306,6 +320,7 @@ static void __exit smc_exit(void)
 	destroy_workqueue(smc_hs_wq);
 	proto_unregister(&smc_proto6);
 	proto_unregister(&smc_proto);
+	smc_loopback_exit();
 	smc_netns_exit();
 }
 

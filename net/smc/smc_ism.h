@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared Memory Communications: SMC-D devices.
+ *
+ * An SMC-D device lets a peer write straight into a buffer of ours, a
+ * DMB (direct memory buffer), identified by a 64-bit token.  The first
+ * 32 bytes of a DMB hold the CDC header the peer writes; the rest is
+ * the data ring.  The only device on x86 is loopback-ism, which
+ * connects sockets of one kernel and lets a sender map the peer's DMB
+ * as its own send buffer ("no copy").
+ */
+#ifndef __SMC_ISM_H
+#define __SMC_ISM_H
+
+#include <linux/list.h>
+#include <linux/refcount.h>
+#include <linux/types.h>
+
+#define SMCD_DMB_HDR_LEN	32	/* CDC header at the start of a DMB */
+#define SMCD_DMB_MIN_LEN	(16 * 1024)
+#define SMCD_DMB_MAX_CLASS	6	/* 16 KiB << 6 = 1 MiB */
+
+#define SMC_LO_CHID		0xFFFF	/* loopback-ism's virtual CHID */
+#define SMC_LO_MAX_DMBS		5000
+
+/* A 128-bit GID; native ISM devices use only the upper half */
+struct smcd_gid {
+	u64	gid;
+	u64	gid_ext;
+};
+
+struct smcd_dev;
+struct smcd_dmb;
+
+/*
+ * Called when the peer has written a new CDC header into @dmb; @priv
+ * is the owner's, see struct smcd_dmb.
+ */
+typedef void (*smcd_dmb_notify_t)(struct smcd_dmb *dmb, void *priv);
+
+struct smcd_dmb {
+	u64			token;
+	void			*cpu_addr;	/* header, then data ring */
+	u32			len;		/* whole DMB */
+	u32			sba_idx;
+	u8			size_class;	/* len == 16 KiB << size_class */
+	struct smcd_dev		*dev;
+	refcount_t		refs;		/* owner and attachers */
+	struct hlist_node	token_node;
+	struct list_head	pool_node;
+	/*
+	 * The owner's receive handler and its argument; the owner clears
+	 * @priv and waits for RCU readers before it goes away.
+	 */
+	smcd_dmb_notify_t	notify;
+	void __rcu		*priv;
+};
+
+struct smcd_dev_ops {
+	/* new DMB of @len bytes for the peer @peer; header zeroed */
+	struct smcd_dmb *(*register_dmb)(struct smcd_dev *dev, u32 len,
+					 const struct smcd_gid *peer);
+	/* the owner is done with @dmb */
+	void (*unregister_dmb)(struct smcd_dev *dev, struct smcd_dmb *dmb);
+	/* map the peer's DMB @token as a send buffer (no-copy devices) */
+	struct smcd_dmb *(*attach_dmb)(struct smcd_dev *dev, u64 token);
+	void (*detach_dmb)(struct smcd_dev *dev, struct smcd_dmb *dmb);
+	/*
+	 * Write @len bytes at @offset of the peer's DMB; with @signal,
+	 * the owner's notify handler runs.  Callable in process and
+	 * softirq context.
+	 */
+	int (*move_data)(struct smcd_dev *dev, struct smcd_dmb *peer,
+			 u32 offset, const void *data, u32 len, bool signal);
+	/* can this device reach the device with GID @gid? */
+	bool (*gid_reachable)(struct smcd_dev *dev,
+			      const struct smcd_gid *gid);
+};
+
+struct smcd_dev {
+	const struct smcd_dev_ops	*ops;
+	const char			*name;
+	struct smcd_gid			gid;
+	u16				chid;
+	bool				nocopy;	/* attach_dmb works */
+	struct list_head		list;	/* in smcd_devices */
+	refcount_t			refs;
+};
+
+/* CHIDs 0xFF00..0xFFFF are emulated devices with 128-bit GIDs */
+static inline bool smcd_chid_is_emulated(u16 chid)
+{
+	return chid >= 0xFF00;
+}
+
+static inline u32 smcd_dmb_class_len(u8 size_class)
+{
+	return SMCD_DMB_MIN_LEN << size_class;
+}
+
+/* Write the peer's DMB header and ring its doorbell */
+void smcd_dmb_signal(struct smcd_dmb *dmb);
+
+/* smc_ism.c: the registry of SMC-D devices */
+int smcd_dev_register(struct smcd_dev *dev);
+void smcd_dev_unregister(struct smcd_dev *dev);
+struct smcd_dev *smcd_dev_find_by_chid(u16 chid);
+struct smcd_dev *smcd_dev_get_loopback(void);
+void smcd_dev_put(struct smcd_dev *dev);
+
+/* smc_loopback.c */
+int smc_loopback_init(void);
+void smc_loopback_exit(void);
+
+#endif /* __SMC_ISM_H */

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared Memory Communications: loopback-ism.
+ *
+ * A software SMC-D device for connections inside one kernel.  A DMB is
+ * plain kernel memory; "writing into the peer's DMB" is a memcpy, and
+ * the doorbell is a direct call of the owner's receive handler.  A
+ * sender may attach the peer's DMB and use it as its send buffer, so
+ * data is copied once, from the sending application into the buffer
+ * the receiving application reads from.
+ *
+ * DMBs are pooled per size class: a short connection takes a buffer
+ * from the pool and only the 32-byte header needs clearing, since a
+ * reader never looks at ring bytes the peer has not produced.
+ */
+
+#define KMSG_COMPONENT "smc"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/hashtable.h>
+#include <linux/idr.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uuid.h>
+
+#include "smc_ism.h"
+
+#define SMC_LO_TOKEN_BITS	12
+/* bytes of idle DMBs kept per size class */
+#define SMC_LO_POOL_BYTES	(4 * 1024 * 1024)
+#define SMC_LO_POOL_MAX		64
+
+struct smc_lo_dev {
+	struct smcd_dev		smcd;
+	spinlock_t		lock;	/* tokens, pool */
+	DECLARE_HASHTABLE(tokens, SMC_LO_TOKEN_BITS);
+	struct ida		sba_ida;
+	struct list_head	pool[SMCD_DMB_MAX_CLASS + 1];
+	unsigned int		pool_len[SMCD_DMB_MAX_CLASS + 1];
+};
+
+static struct smc_lo_dev *smc_lo;
+
+static struct smc_lo_dev *smc_lo_of(struct smcd_dev *dev)
+{
+	return container_of(dev, struct smc_lo_dev, smcd);
+}
+
+static unsigned int smc_lo_pool_max(u8 size_class)
+{
+	return clamp_t(unsigned int,
+		       SMC_LO_POOL_BYTES / smcd_dmb_class_len(size_class),
+		       2, SMC_LO_POOL_MAX);
+}
+
+/* lo->lock held */
+static struct smcd_dmb *smc_lo_find(struct smc_lo_dev *lo, u64 token)
+{
+	struct smcd_dmb *dmb;
+
+	hash_for_each_possible(lo->tokens, dmb, token_node, token)
+		if (dmb->token == token)
+			return dmb;
+	return NULL;
+}
+
+static void smc_lo_dmb_free(struct smcd_dmb *dmb)
+{
+	kvfree(dmb->cpu_addr);
+	kfree(dmb);
+}
+
+/* The last reference is gone: back to the pool, or freed */
+static void smc_lo_dmb_put(struct smc_lo_dev *lo, struct smcd_dmb *dmb)
+{
+	u8 c = dmb->size_class;
+
+	if (!refcount_dec_and_test(&dmb->refs))
+		return;
+	ida_free(&lo->sba_ida, dmb->sba_idx);
+	spin_lock_bh(&lo->lock);
+	if (lo->pool_len[c] < smc_lo_pool_max(c)) {
+		list_add(&dmb->pool_node, &lo->pool[c]);
+		lo->pool_len[c]++;
+		dmb = NULL;
+	}
+	spin_unlock_bh(&lo->lock);
+	if (dmb)
+		smc_lo_dmb_free(dmb);
+}
+
+static struct smcd_dmb *smc_lo_dmb_alloc(struct smc_lo_dev *lo, u8 c)
+{
+	struct smcd_dmb *dmb = NULL;
+
+	spin_lock_bh(&lo->lock);
+	if (lo->pool_len[c]) {
+		dmb = list_first_entry(&lo->pool[c], struct smcd_dmb,
+				       pool_node);
+		list_del(&dmb->pool_node);
+		lo->pool_len[c]--;
+	}
+	spin_unlock_bh(&lo->lock);
+	if (dmb)
+		return dmb;
+
+	dmb = kzalloc(sizeof(*dmb), GFP_KERNEL);
+	if (!dmb)
+		return NULL;
+	dmb->len = smcd_dmb_class_len(c);
+	dmb->size_class = c;
+	dmb->dev = &lo->smcd;
+	dmb->cpu_addr = kvmalloc(dmb->len, GFP_KERNEL | __GFP_NOWARN);
+	if (!dmb->cpu_addr) {
+		kfree(dmb);
+		return NULL;
+	}
+	return dmb;
+}
+
+static struct smcd_dmb *smc_lo_register_dmb(struct smcd_dev *dev, u32 len,
+					    const struct smcd_gid *peer)
+{
+	struct smc_lo_dev *lo = smc_lo_of(dev);
+	struct smcd_dmb *dmb;
+	u8 c;
+	int idx;
+
+	for (c = 0; c <= SMCD_DMB_MAX_CLASS; c++)
+		if (smcd_dmb_class_len(c) == len)
+			break;
+	if (c > SMCD_DMB_MAX_CLASS)
+		return ERR_PTR(-EINVAL);
+
+	idx = ida_alloc_max(&lo->sba_ida, SMC_LO_MAX_DMBS - 1, GFP_KERNEL);
+	if (idx < 0)
+		return ERR_PTR(idx == -ENOSPC ? -ENOSPC : -ENOMEM);
+	dmb = smc_lo_dmb_alloc(lo, c);
+	if (!dmb) {
+		ida_free(&lo->sba_ida, idx);
+		return ERR_PTR(-ENOMEM);
+	}
+
+	memset(dmb->cpu_addr, 0, SMCD_DMB_HDR_LEN);
+	dmb->sba_idx = idx;
+	dmb->notify = NULL;
+	RCU_INIT_POINTER(dmb->priv, NULL);
+	refcount_set(&dmb->refs, 1);
+
+	spin_lock_bh(&lo->lock);
+	do {
+		get_random_bytes(&dmb->token, sizeof(dmb->token));
+	} while (!dmb->token || smc_lo_find(lo, dmb->token));
+	hash_add(lo->tokens, &dmb->token_node, dmb->token);
+	spin_unlock_bh(&lo->lock);
+	return dmb;
+}
+
+static void smc_lo_unregister_dmb(struct smcd_dev *dev, struct smcd_dmb *dmb)
+{
+	struct smc_lo_dev *lo = smc_lo_of(dev);
+
+	/* no new attachers; present ones keep the memory alive */
+	spin_lock_bh(&lo->lock);
+	hash_del(&dmb->token_node);
+	spin_unlock_bh(&lo->lock);
+	smc_lo_dmb_put(lo, dmb);
+}
+
+static struct smcd_dmb *smc_lo_attach_dmb(struct smcd_dev *dev, u64 token)
+{
+	struct smc_lo_dev *lo = smc_lo_of(dev);
+	struct smcd_dmb *dmb;
+
+	spin_lock_bh(&lo->lock);
+	dmb = smc_lo_find(lo, token);
+	if (dmb && !refcount_inc_not_zero(&dmb->refs))
+		dmb = NULL;
+	spin_unlock_bh(&lo->lock);
+	return dmb ? dmb : ERR_PTR(-ENOENT);
+}
+
+static void smc_lo_detach_dmb(struct smcd_dev *dev, struct smcd_dmb *dmb)
+{
+	smc_lo_dmb_put(smc_lo_of(dev), dmb);
+}
+
+static int smc_lo_move_data(struct smcd_dev *dev, struct smcd_dmb *peer,
+			    u32 offset, const void *data, u32 len, bool signal)
+{
+	if (offset > peer->len || len > peer->len - offset)
+		return -EINVAL;
+	memcpy(peer->cpu_addr + offset, data, len);
+	if (signal)
+		smcd_dmb_signal(peer);
+	return 0;
+}
+
+static bool smc_lo_gid_reachable(struct smcd_dev *dev,
+				 const struct smcd_gid *gid)
+{
+	return gid->gid == dev->gid.gid && gid->gid_ext == dev->gid.gid_ext;
+}
+
+static const struct smcd_dev_ops smc_lo_ops = {
+	.register_dmb	= smc_lo_register_dmb,
+	.unregister_dmb	= smc_lo_unregister_dmb,
+	.attach_dmb	= smc_lo_attach_dmb,
+	.detach_dmb	= smc_lo_detach_dmb,
+	.move_data	= smc_lo_move_data,
+	.gid_reachable	= smc_lo_gid_reachable,
+};
+
+int smc_loopback_init(void)
+{
+	struct smc_lo_dev *lo;
+	__be64 half[2];
+	uuid_t uuid;
+	u8 c;
+
+	lo = kzalloc(sizeof(*lo), GFP_KERNEL);
+	if (!lo)
+		return -ENOMEM;
+	spin_lock_init(&lo->lock);
+	hash_init(lo->tokens);
+	ida_init(&lo->sba_ida);
+	for (c = 0; c <= SMCD_DMB_MAX_CLASS; c++)
+		INIT_LIST_HEAD(&lo->pool[c]);
+
+	/* the GID is the bytes of a random UUID, read big-endian */
+	uuid_gen(&uuid);
+	memcpy(half, uuid.b, sizeof(half));
+	lo->smcd.gid.gid = be64_to_cpu(half[0]);
+	lo->smcd.gid.gid_ext = be64_to_cpu(half[1]);
+	lo->smcd.ops = &smc_lo_ops;
+	lo->smcd.name = "loopback-ism";
+	lo->smcd.chid = SMC_LO_CHID;
+	lo->smcd.nocopy = true;
+
+	smc_lo = lo;
+	return smcd_dev_register(&lo->smcd);
+}
+
+void smc_loopback_exit(void)
+{
+	struct smc_lo_dev *lo = smc_lo;
+	struct smcd_dmb *dmb, *tmp;
+	u8 c;
+
+	if (!lo)
+		return;
+	smcd_dev_unregister(&lo->smcd);
+	WARN_ON(!hash_empty(lo->tokens));
+	for (c = 0; c <= SMCD_DMB_MAX_CLASS; c++)
+		list_for_each_entry_safe(dmb, tmp, &lo->pool[c], pool_node)
+			smc_lo_dmb_free(dmb);
+	ida_destroy(&lo->sba_ida);
+	kfree(lo);
+	smc_lo = NULL;
+}
