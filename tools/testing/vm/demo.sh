@@ -23,11 +23,20 @@ done
 echo "demo: fetching http://127.0.0.1:8080/hello.txt with curl under smc_run"
 "$SMC_RUN" curl -sS --max-time 20 http://127.0.0.1:8080/hello.txt
 
-# Show the SMC sockets through smc_diag when a diag helper exists.
-for tool in tools/net/smc/smcss tools/testing/selftests/net/smc/smc_path; do
-	if [ -x "$tool" ]; then
-		echo "demo: $tool"
-		"$tool" || true
-		break
-	fi
-done
+# A connection that stays open while smc_diag is asked which path each
+# end took: for now every AF_SMC connection falls back to TCP with reason
+# 0x03010000 (the peer did not signal SMC in the TCP handshake).
+PATHTOOL=tools/testing/selftests/net/smc/smc_path
+"$SMC_RUN" socat -u TCP-LISTEN:8081,reuseaddr,bind=127.0.0.1 - \
+	>/tmp/demo-recv 2>/dev/null &
+rcv=$!
+trap 'kill $srv $rcv 2>/dev/null || true' EXIT
+sleep 0.5
+(echo "held-open connection"; sleep 3) |
+	"$SMC_RUN" socat -u - TCP:127.0.0.1:8081 2>/dev/null &
+snd=$!
+sleep 1.5
+echo "demo: AF_SMC sockets and the path each one took (smc_diag):"
+"$PATHTOOL" | grep -v 'state=LISTEN' || true
+wait $snd || true
+echo "demo: socat received: $(cat /tmp/demo-recv)"
