@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared Memory Communications: connection data control (CDC) messages
+ * and ring-buffer cursor arithmetic.
+ *
+ * SMC-R sends a 44-byte CDC message (big-endian fields); SMC-D writes a
+ * 32-byte CDC header at the start of the peer's DMB (cursors in host
+ * order).  Both are converted to and from host views here.
+ */
+#ifndef _SMC_CDC_WIRE_H
+#define _SMC_CDC_WIRE_H
+
+#include "smc_wire.h"
+
+#define SMC_CDC_MSG_TYPE	0xFE
+#define SMCR_CDC_MSG_LEN	44
+#define SMCR_CDC_MSG_MIN_RCV	26	/* shorter completions are dropped */
+#define SMCD_CDC_HDR_LEN	32
+#define SMCD_CDC_PROD_OFF	8	/* producer half, one aligned u64 */
+#define SMCD_CDC_CONS_OFF	16	/* consumer half, one aligned u64 */
+
+/* Producer flags (SMC-R byte 24, SMC-D byte 22) */
+#define SMC_CDC_PF_WRITE_BLOCKED	0x80
+#define SMC_CDC_PF_URG_PENDING		0x40
+#define SMC_CDC_PF_URG_PRESENT		0x20
+#define SMC_CDC_PF_CONS_UPD_REQ		0x10
+#define SMC_CDC_PF_FAILOVER		0x08
+
+/* Connection-state flags (SMC-R byte 25, SMC-D byte 23) */
+#define SMC_CDC_CS_DONE_WRITING		0x80
+#define SMC_CDC_CS_CLOSED		0x40
+#define SMC_CDC_CS_ABORT		0x20
+
+/* Minimal consumer-update threshold: half of the minimal send buffer */
+#define SMC_CDC_UPD_LIMIT_MIN		2304
+
+/* Position in a ring: count is 0..size-1, wrap counts passes of the end */
+struct smc_cursor {
+	u16 wrap;
+	u32 count;
+};
+
+/* Advance @c by @n bytes (n <= size) in a ring of @size bytes. */
+static inline void smc_curs_add(u32 size, struct smc_cursor *c, u32 n)
+{
+	u64 pos = (u64)c->count + n;
+
+	if (size && pos >= size) {
+		pos -= size;
+		c->wrap++;
+	}
+	c->count = pos;
+}
+
+/*
+ * Bytes from @old to @new, where @new is known not to be behind @old;
+ * clamped at 0 for inconsistent input.
+ */
+static inline u32 smc_curs_diff(u32 size, const struct smc_cursor *old,
+				const struct smc_cursor *new)
+{
+	s64 d;
+
+	if (old->wrap != new->wrap)
+		d = (s64)size - old->count + new->count;
+	else
+		d = (s64)new->count - old->count;
+	return d > 0 ? (u32)d : 0;
+}
+
+/*
+ * Signed distance from @old to @new: negative when @new lies behind @old
+ * (comparing wrap first, then count).
+ */
+static inline s64 smc_curs_comp(u32 size, const struct smc_cursor *old,
+				const struct smc_cursor *new)
+{
+	if (old->wrap > new->wrap ||
+	    (old->wrap == new->wrap && old->count > new->count))
+		return -(s64)smc_curs_diff(size, new, old);
+	return smc_curs_diff(size, old, new);
+}
+
+/*
+ * SMC-R receive: true if cursor @new is stale against the stored @old and
+ * must be ignored (smaller non-zero wrap, or same wrap and smaller count).
+ */
+static inline bool smc_curs_stale(const struct smc_cursor *old,
+				  const struct smc_cursor *new)
+{
+	if (old->wrap > new->wrap && new->wrap)
+		return true;
+	return old->wrap == new->wrap && old->count > new->count;
+}
+
+/* Bytes readable: from our consumer cursor to the peer's producer cursor. */
+static inline u32 smc_curs_readable(u32 size, const struct smc_cursor *cons,
+				    const struct smc_cursor *prod)
+{
+	return smc_curs_diff(size, cons, prod);
+}
+
+/*
+ * Free space in the peer ring: ring size minus the bytes from the peer's
+ * last known consumer cursor to our producer cursor.
+ */
+static inline u32 smc_curs_free(u32 size, const struct smc_cursor *peer_cons,
+				const struct smc_cursor *prod)
+{
+	u32 used = smc_curs_diff(size, peer_cons, prod);
+
+	return used < size ? size - used : 0;
+}
+
+/* True if CDC sequence number @seq is older than the last accepted @last. */
+static inline bool smc_cdc_seq_older(u16 last, u16 seq)
+{
+	return (s16)(seq - last) < 0;
+}
+
+/* SMC-R CDC message, host view */
+struct smcr_cdc_msg {
+	u8 type;
+	u8 len;
+	u16 seqno;
+	u32 token;
+	struct smc_cursor prod;
+	struct smc_cursor cons;
+	u8 prod_flags;
+	u8 conn_state_flags;
+};
+
+/*
+ * Encode an SMC-R CDC message (type 0xFE, length 44).  Returns 44 or
+ * -ENOSPC.
+ */
+int smcr_cdc_build(u8 *buf, size_t buflen, const struct smcr_cdc_msg *m);
+
+/*
+ * Parse a received SMC-R CDC message: at least 26 bytes, type 0xFE and
+ * length byte 44.  Returns 0 or -EPROTO.
+ */
+int smcr_cdc_parse(const u8 *buf, size_t len, struct smcr_cdc_msg *m);
+
+/* SMC-D CDC header, host view */
+struct smcd_cdc_hdr {
+	u8 type;
+	struct smc_cursor prod;
+	struct smc_cursor cons;
+	u8 prod_flags;
+	u8 conn_state_flags;
+};
+
+/*
+ * The two 8-byte halves of the SMC-D header as native u64 values, for one
+ * READ_ONCE()/WRITE_ONCE() each at DMB offsets 8 and 16.  The producer
+ * half carries no flags; the consumer half carries both flag bytes.
+ */
+static inline u64 smcd_cdc_pack_half(const struct smc_cursor *c, u8 pflags,
+				     u8 cflags)
+{
+	u8 b[8];
+	u64 v;
+
+	smc_put_host16(b, c->wrap);
+	smc_put_host32(b + 2, c->count);
+	b[6] = pflags;
+	b[7] = cflags;
+	memcpy(&v, b, sizeof(v));
+	return v;
+}
+
+static inline void smcd_cdc_unpack_half(u64 v, struct smc_cursor *c,
+					u8 *pflags, u8 *cflags)
+{
+	u8 b[8];
+
+	memcpy(b, &v, sizeof(v));
+	c->wrap = smc_get_host16(b);
+	c->count = smc_get_host32(b + 2);
+	if (pflags)
+		*pflags = b[6];
+	if (cflags)
+		*cflags = b[7];
+}
+
+static inline u64 smcd_cdc_pack_prod(const struct smcd_cdc_hdr *h)
+{
+	return smcd_cdc_pack_half(&h->prod, 0, 0);
+}
+
+static inline u64 smcd_cdc_pack_cons(const struct smcd_cdc_hdr *h)
+{
+	return smcd_cdc_pack_half(&h->cons, h->prod_flags,
+				  h->conn_state_flags);
+}
+
+static inline void smcd_cdc_unpack_prod(u64 v, struct smcd_cdc_hdr *h)
+{
+	smcd_cdc_unpack_half(v, &h->prod, NULL, NULL);
+}
+
+static inline void smcd_cdc_unpack_cons(u64 v, struct smcd_cdc_hdr *h)
+{
+	smcd_cdc_unpack_half(v, &h->cons, &h->prod_flags,
+			     &h->conn_state_flags);
+}
+
+/*
+ * Encode the 32-byte SMC-D CDC header (type 0xFE, reserved bytes zero).
+ * Returns 32 or -ENOSPC.
+ */
+int smcd_cdc_build(u8 *buf, size_t buflen, const struct smcd_cdc_hdr *h);
+
+/*
+ * Parse an SMC-D CDC header.  Like Linux, the type byte is reported but
+ * not checked and flags are taken from bytes 22/23 only.  Returns 0, or
+ * -EPROTO if fewer than 32 bytes are given.
+ */
+int smcd_cdc_parse(const u8 *buf, size_t len, struct smcd_cdc_hdr *h);
+
+/*
+ * Receiver's consumer-update rule: should a CDC carrying the consumer
+ * cursor be sent now?  @ring: ring size; @consumed: bytes consumed since
+ * the consumer cursor last went to the peer; @outstanding: bytes the peer
+ * still considers unconsumed; @peer_blocked: the peer's last CDC had
+ * write-blocked; @forced: the peer requested an update or urgent data
+ * handling forces one.
+ */
+bool smc_cdc_cons_update_needed(u32 ring, u32 consumed, u32 outstanding,
+				bool peer_blocked, bool forced);
+
+#endif /* _SMC_CDC_WIRE_H */

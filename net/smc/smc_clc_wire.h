@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared Memory Communications: CLC handshake messages on the wire.
+ *
+ * Encoders and parsers for the Proposal, Accept, Confirm and Decline
+ * messages exchanged over the TCP connection before SMC takes over.
+ * Parsed messages are returned as host-order views; builders take the
+ * same views.  All functions are pure and bounds-checked.
+ */
+#ifndef _SMC_CLC_WIRE_H
+#define _SMC_CLC_WIRE_H
+
+#include "smc_wire.h"
+
+/* Message types (header byte 4) */
+#define SMC_CLC_PROPOSAL	1
+#define SMC_CLC_ACCEPT		2
+#define SMC_CLC_CONFIRM		3
+#define SMC_CLC_DECLINE		4
+
+/* 2-bit path values of header byte 7 */
+#define SMC_TYPE_R		0	/* SMC-R */
+#define SMC_TYPE_D		1	/* SMC-D */
+#define SMC_TYPE_N		2	/* none */
+#define SMC_TYPE_B		3	/* both */
+
+#define SMC_V1			1
+#define SMC_V2			2
+
+/* Eyecatchers, EBCDIC "SMCR" and "SMCD", as big-endian 32-bit values */
+#define SMC_CLC_EYECATCHER_R	0xE2D4C3D9
+#define SMC_CLC_EYECATCHER_D	0xE2D4C3C4
+
+/* Header byte 7 */
+#define SMC_CLC_VERSION_SHIFT	4
+#define SMC_CLC_TYPEV2_SHIFT	2
+#define SMC_CLC_TYPE_MASK	0x03
+#define SMC_CLC_FIRST_CONTACT	0x08	/* Accept/Confirm */
+#define SMC_CLC_OUT_OF_SYNC	0x08	/* Decline */
+
+#define SMC_CLC_HDR_LEN		8
+#define SMC_CLC_TRL_LEN		4
+
+/* Limits */
+#define SMC_CLC_MAX_EID		8	/* user EIDs in a Proposal */
+#define SMC_CLC_MAX_GID_ENTRIES	8	/* SMC-Dv2 GID/CHID entries */
+#define SMC_CLC_MAX_V6_PREFIX	8
+#define SMC_CLC_EID_LEN		32
+#define SMC_CLC_HOSTNAME_LEN	32
+#define SMC_CLC_PEER_ID_LEN	8
+#define SMC_CLC_GID_LEN		16	/* RoCE GID */
+#define SMC_CLC_MAC_LEN		6
+#define SMC_CLC_MAX_FC_GIDS	2	/* Confirm first-contact GID list */
+
+/* Message lengths */
+#define SMC_CLC_PROPOSAL_MAX_LEN	652
+#define SMCR_CLC_ACCEPT_CONFIRM_LEN	68
+#define SMCD_CLC_ACCEPT_CONFIRM_LEN	48
+#define SMCR_CLC_ACCEPT_CONFIRM_LEN_V2	108
+#define SMCD_CLC_ACCEPT_CONFIRM_LEN_V2	78
+#define SMCR_CLC_FCE_LEN		52
+#define SMCD_CLC_FCE_LEN_REL0		36
+#define SMCD_CLC_FCE_LEN		52
+#define SMC_CLC_ACCEPT_CONFIRM_MAX_LEN	196	/* SMC-R Confirm, 2 GIDs */
+#define SMC_CLC_ACCEPT_RCV_LEN		160	/* client's Accept buffer */
+#define SMC_CLC_DECLINE_LEN		28
+#define SMC_CLC_DECLINE_LEN_V2		44
+#define SMC_CLC_RCV_MAX_LEN		652	/* server's receive buffer */
+
+/* Releases (v2 extension / first-contact extension) */
+#define SMC_CLC_RELEASE_0	0	/* SMC v2.0 */
+#define SMC_CLC_RELEASE_1	1	/* SMC v2.1 */
+#define SMC_CLC_RELEASE_MAX	SMC_CLC_RELEASE_1
+
+/* OS types (first-contact extension and Decline) */
+#define SMC_CLC_OS_ZOS		1
+#define SMC_CLC_OS_LINUX	2
+#define SMC_CLC_OS_AIX		3
+#define SMC_CLC_OS_UNKNOWN	15
+
+/* v2.1 link-group limits */
+#define SMC_CLC_CONNS_PER_LGR_MIN	16
+#define SMC_CLC_CONNS_PER_LGR_MAX	255
+#define SMC_CLC_LINKS_PER_LGR_MIN	1
+#define SMC_CLC_LINKS_PER_LGR_MAX	2
+
+/* Supplemental feature mask */
+#define SMC_CLC_FEAT_EMULATED_ISM	0x0001
+#define SMC_CLC_FEAT_MASK		SMC_CLC_FEAT_EMULATED_ISM
+
+/* ISM channel IDs: 0xFF00..0xFFFF are emulated devices with 128-bit GIDs */
+#define SMC_ISM_EMULATED_CHID_MIN	0xFF00
+#define SMC_ISM_LOOPBACK_CHID		0xFFFF
+
+/* Decline reason codes (peer diagnosis) */
+#define SMC_CLC_DECL_MEM	0x01010000	/* insufficient memory */
+#define SMC_CLC_DECL_TIMEOUT_CL	0x02010000	/* CONFIRM LINK timeout */
+#define SMC_CLC_DECL_TIMEOUT_AL	0x02020000	/* ADD LINK timeout */
+#define SMC_CLC_DECL_CNFERR	0x03000000	/* configuration error */
+#define SMC_CLC_DECL_PEERNOSMC	0x03010000	/* peer did not indicate SMC */
+#define SMC_CLC_DECL_IPSEC	0x03020000	/* IPsec usage */
+#define SMC_CLC_DECL_NOSMCDEV	0x03030000	/* no SMC device */
+#define SMC_CLC_DECL_NOSMCDDEV	0x03030001	/* no SMC-D device */
+#define SMC_CLC_DECL_NOSMCRDEV	0x03030002	/* no SMC-R device */
+#define SMC_CLC_DECL_NOISM2SUPP	0x03030003	/* no ISMv2 support */
+#define SMC_CLC_DECL_NOV2EXT	0x03030004	/* no v2 extension */
+#define SMC_CLC_DECL_NOV2DEXT	0x03030005	/* no SMC-Dv2 extension */
+#define SMC_CLC_DECL_NOSEID	0x03030006	/* no SEID */
+#define SMC_CLC_DECL_NOSMCD2DEV	0x03030007	/* no SMC-Dv2 device */
+#define SMC_CLC_DECL_NOUEID	0x03030008	/* no UEID */
+#define SMC_CLC_DECL_RELEASEERR	0x03030009	/* release mismatch */
+#define SMC_CLC_DECL_MAXCONNERR	0x0303000a	/* max connections */
+#define SMC_CLC_DECL_MAXLINKERR	0x0303000b	/* max links */
+#define SMC_CLC_DECL_MODEUNSUPP	0x03040000	/* mode not offered */
+#define SMC_CLC_DECL_RMBE_EC	0x03050000	/* RMBE eyecatcher flag */
+#define SMC_CLC_DECL_OPTUNSUPP	0x03060000	/* Fast Open socket option */
+#define SMC_CLC_DECL_DIFFPREFIX	0x03070000	/* IP prefix mismatch */
+#define SMC_CLC_DECL_GETVLANERR	0x03080000	/* VLAN lookup failed */
+#define SMC_CLC_DECL_ISMVLANERR	0x03090000	/* ISM VLAN registration */
+#define SMC_CLC_DECL_NOACTLINK	0x030a0000	/* no active link */
+#define SMC_CLC_DECL_NOSRVLINK	0x030b0000	/* server's link not found */
+#define SMC_CLC_DECL_VERSMISMAT	0x030c0000	/* version mismatch */
+#define SMC_CLC_DECL_MAX_DMB	0x030d0000	/* no more DMBs */
+#define SMC_CLC_DECL_NOROUTE	0x030e0000	/* SMC-Rv2: no route */
+#define SMC_CLC_DECL_NOINDIRECT	0x030f0000	/* SMC-Rv2: route is direct */
+#define SMC_CLC_DECL_SYNCERR	0x04000000	/* link group out of sync */
+#define SMC_CLC_DECL_PEERDECL	0x05000000	/* peer declined (local) */
+#define SMC_CLC_DECL_INTERR	0x09990000	/* internal error */
+#define SMC_CLC_DECL_ERR_RTOK	0x09990001	/* rkey handling */
+#define SMC_CLC_DECL_ERR_RDYLNK	0x09990002	/* QP not ready */
+#define SMC_CLC_DECL_ERR_REGBUF	0x09990003	/* buffer registration */
+
+/* Compressed buffer sizes: size = 16384 << c */
+#define SMC_BUF_MIN_SIZE	16384U
+#define SMCR_BUF_MAX_COMP	15	/* 512 MiB */
+#define SMCD_BUF_MAX_COMP	6	/* 1 MiB */
+
+static inline bool smc_path_has_r(u8 type)
+{
+	return type == SMC_TYPE_R || type == SMC_TYPE_B;
+}
+
+static inline bool smc_path_has_d(u8 type)
+{
+	return type == SMC_TYPE_D || type == SMC_TYPE_B;
+}
+
+/* Emulated ISM devices use CHIDs 0xFF00..0xFFFF and 128-bit GIDs. */
+static inline bool smc_ism_chid_emulated(u16 chid)
+{
+	return chid >= SMC_ISM_EMULATED_CHID_MIN;
+}
+
+/* Buffer size for compressed value @comp (0..15). */
+static inline u32 smc_buf_uncompress(u8 comp)
+{
+	return SMC_BUF_MIN_SIZE << (comp & 0x0f);
+}
+
+/*
+ * Smallest compressed value whose size holds @size bytes (rounded up to
+ * the next power of two), capped at @max_comp.
+ */
+static inline u8 smc_buf_compress(u32 size, u8 max_comp)
+{
+	u8 comp = 0;
+
+	while (comp < max_comp && smc_buf_uncompress(comp) < size)
+		comp++;
+	return comp;
+}
+
+/* Common CLC header, host view */
+struct smc_clc_hdr {
+	u32 eyecatcher;
+	u8 type;
+	u16 length;
+	u8 version;
+	u8 typev2;	/* bits 0x0C of byte 7 (flags in Accept/Decline) */
+	u8 typev1;	/* bits 0x03 of byte 7 */
+};
+
+/*
+ * Parse and check the 8-byte header: known eyecatcher, type 1..4,
+ * version != 0, length at least header plus trailer.  0 or -EPROTO.
+ */
+int smc_clc_parse_hdr(const u8 *buf, size_t len, struct smc_clc_hdr *h);
+
+/* ---- Proposal ---- */
+
+struct smc_clc_ipv6_prefix {
+	u8 prefix[16];
+	u8 prefix_len;
+};
+
+struct smc_clc_gid_chid {
+	u64 gid;
+	u16 chid;
+};
+
+struct smc_clc_proposal {
+	u8 version;
+	u8 typev1;
+	u8 typev2;
+	/* area A */
+	u8 peer_id[SMC_CLC_PEER_ID_LEN];
+	u8 roce_gid[SMC_CLC_GID_LEN];	/* SMC-Rv1 */
+	u8 roce_mac[SMC_CLC_MAC_LEN];
+	/* area B: native (v1) ISM device */
+	bool smcd_area;			/* parse: area B usable */
+	u64 ism_gid;
+	u16 ism_chid;
+	/* areas C, D (only when typev1 != none) */
+	u32 ipv4_subnet;		/* host order */
+	u8 ipv4_prefix_len;
+	u8 ipv6_cnt;
+	struct smc_clc_ipv6_prefix ipv6[SMC_CLC_MAX_V6_PREFIX];
+	/* areas E, F (only when typev2 != none) */
+	bool v2_ext;			/* parse: v2 extension present */
+	u8 eid_cnt;
+	u8 gid_cnt;			/* area G entries (D in typev2) */
+	u8 release;
+	bool seid_flag;
+	u8 roce_v2_gid[SMC_CLC_GID_LEN];
+	u8 max_conns;
+	u8 max_links;
+	u16 feature_mask;
+	u8 eids[SMC_CLC_MAX_EID][SMC_CLC_EID_LEN];
+	/* area G (only when D in typev2) */
+	bool smcd_v2_ext;		/* parse: SMC-Dv2 extension present */
+	u8 seid[SMC_CLC_EID_LEN];
+	struct smc_clc_gid_chid gidchid[SMC_CLC_MAX_GID_ENTRIES];
+};
+
+/*
+ * Encode @p into @buf as a Linux sender lays it out.  The presence flags
+ * (smcd_area, v2_ext, smcd_v2_ext) are ignored: areas follow typev1 and
+ * typev2.  Returns the message length, -EINVAL for an impossible view,
+ * or -ENOSPC if @buflen is too small.
+ */
+int smc_clc_build_proposal(u8 *buf, size_t buflen,
+			   const struct smc_clc_proposal *p);
+
+/* Length smc_clc_build_proposal() would produce, or -EINVAL. */
+int smc_clc_proposal_len(const struct smc_clc_proposal *p);
+
+/*
+ * Parse a Proposal of which @len bytes are in @buf.  Applies every
+ * receive check of a Linux server and never reads outside the buffer.
+ * Returns 0 or -EPROTO.
+ */
+int smc_clc_parse_proposal(const u8 *buf, size_t len,
+			   struct smc_clc_proposal *p);
+
+/* One offered ISM device: native, or emulated (two entries, 128 bits) */
+struct smc_clc_ism_dev {
+	u64 gid;
+	u64 gid_ext;
+	u16 chid;
+	bool native;	/* from area B */
+};
+
+/*
+ * Iterate over the ISM devices a Proposal offers for SMC-Dv2: first the
+ * native device of area B (if its CHID is not 0), then the area-G list,
+ * where an emulated CHID takes two consecutive entries of that CHID and a
+ * lone emulated entry is skipped.  Start with *@pos = 0; returns true and
+ * fills @dev while devices remain.
+ */
+bool smc_clc_prop_next_ism(const struct smc_clc_proposal *p,
+			   unsigned int *pos, struct smc_clc_ism_dev *dev);
+
+/*
+ * Append an SMC-Dv2 device to the area-G list of @p (two entries for an
+ * emulated CHID).  Returns 0 or -ENOSPC when the entries do not fit.
+ */
+int smc_clc_prop_add_ism(struct smc_clc_proposal *p, u64 gid, u64 gid_ext,
+			 u16 chid);
+
+/* ---- Accept / Confirm ---- */
+
+struct smc_clc_accept_d {
+	u64 gid;
+	u64 token;
+	u8 dmbe_idx;
+	u8 dmbe_size;		/* compressed, 4 bits */
+	u8 lgr_id[4];
+	u16 chid;		/* v2 */
+	u64 gid_ext;		/* v2 */
+};
+
+struct smc_clc_accept_r {
+	u8 peer_id[SMC_CLC_PEER_ID_LEN];
+	u8 gid[SMC_CLC_GID_LEN];
+	u8 mac[SMC_CLC_MAC_LEN];
+	u32 qpn;		/* 24 bits */
+	u32 rkey;
+	u8 rmbe_idx;
+	u32 alert_token;
+	u8 rmbe_size;		/* compressed, 4 bits */
+	u8 qp_mtu;		/* 4 bits */
+	u64 rmb_dma_addr;
+	u32 psn;		/* 24 bits */
+};
+
+/* First-contact extension (v2 with the first-contact bit) */
+struct smc_clc_fce {
+	bool v2_direct;
+	u8 os_type;
+	u8 release;
+	u8 hostname[SMC_CLC_HOSTNAME_LEN];
+	u8 max_conns;		/* SMC-R, release >= 1 */
+	u8 max_links;		/* SMC-R, release >= 1 */
+	u16 feature_mask;	/* release >= 1 */
+};
+
+struct smc_clc_accept {
+	u8 type;		/* SMC_CLC_ACCEPT or SMC_CLC_CONFIRM */
+	u8 version;
+	u8 path;		/* SMC_TYPE_R or SMC_TYPE_D */
+	bool first_contact;
+	struct smc_clc_accept_d d;
+	struct smc_clc_accept_r r;
+	u8 eid[SMC_CLC_EID_LEN];	/* v2 */
+	struct smc_clc_fce fce;		/* v2 and first contact */
+	/* SMC-R v2 first-contact Confirm only */
+	u8 fc_gid_cnt;
+	u8 fc_gids[SMC_CLC_MAX_FC_GIDS][SMC_CLC_GID_LEN];
+};
+
+/*
+ * Encode an Accept or Confirm.  Length: SMC-D v1 48, v2 78, plus the
+ * first-contact extension (36 bytes for release 0, else 52); SMC-R v1 68,
+ * v2 108, plus 52 with first contact, plus 4 + 16 * GIDs for a Confirm
+ * with a GID list.  Returns the length, -EINVAL or -ENOSPC.
+ */
+int smc_clc_build_accept(u8 *buf, size_t buflen,
+			 const struct smc_clc_accept *a);
+
+/* Length smc_clc_build_accept() would produce, or -EINVAL. */
+int smc_clc_accept_len(const struct smc_clc_accept *a);
+
+/*
+ * Parse an Accept or Confirm of which @len bytes are in @buf.  A message
+ * longer than @len is accepted (trailer unchecked) only if at least
+ * SMC_CLC_ACCEPT_RCV_LEN bytes arrived, as with a full receive buffer.
+ * Returns 0 or -EPROTO.
+ */
+int smc_clc_parse_accept(const u8 *buf, size_t len, struct smc_clc_accept *a);
+
+/* ---- Decline ---- */
+
+struct smc_clc_decline {
+	u8 version;
+	bool out_of_sync;
+	u8 peer_id[SMC_CLC_PEER_ID_LEN];
+	u32 peer_diagnosis;
+	u8 os_type;
+	u32 diag2[4];		/* v2: additional codes */
+};
+
+/*
+ * Encode a Decline: 28 bytes for version 1, 44 otherwise.  The
+ * out-of-sync bit is set exactly for SMC_CLC_DECL_SYNCERR, whatever
+ * @d->out_of_sync says.  Returns the length, -EINVAL or -ENOSPC.
+ */
+int smc_clc_build_decline(u8 *buf, size_t buflen,
+			  const struct smc_clc_decline *d);
+
+/*
+ * Parse a Decline: length exactly 28 (version 1) or 44 (version 2),
+ * trailer not checked.  Returns 0 or -EPROTO.
+ */
+int smc_clc_parse_decline(const u8 *buf, size_t len,
+			  struct smc_clc_decline *d);
+
+#endif /* _SMC_CLC_WIRE_H */
