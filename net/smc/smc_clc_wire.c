@@ -89,6 +89,13 @@ int smc_clc_proposal_len(const struct smc_clc_proposal *p)
 		return -EINVAL;
 	if (p->version == SMC_V1 && p->typev1 == SMC_TYPE_N)
 		return -EINVAL;
+	/*
+	 * Without a v1 path the IP-area offset is 0 and a receiver takes the
+	 * last byte of the native ISM GID as IPv6 prefix count.
+	 */
+	if (p->typev1 == SMC_TYPE_N &&
+	    (p->ism_gid & 0xff) > SMC_CLC_MAX_V6_PREFIX)
+		return -EINVAL;
 	if (p->typev1 != SMC_TYPE_N) {
 		if (p->ipv6_cnt > SMC_CLC_MAX_V6_PREFIX)
 			return -EINVAL;

@@ -235,8 +235,10 @@ struct smc_clc_proposal {
 /*
  * Encode @p into @buf as a Linux sender lays it out.  The presence flags
  * (smcd_area, v2_ext, smcd_v2_ext) are ignored: areas follow typev1 and
- * typev2.  Returns the message length, -EINVAL for an impossible view,
- * or -ENOSPC if @buflen is too small.
+ * typev2.  Returns the message length, -EINVAL for an impossible view
+ * (including typev1 none with a native ISM GID whose last byte, which
+ * receivers then read as IPv6 prefix count, exceeds 8), or -ENOSPC if
+ * @buflen is too small.
  */
 int smc_clc_build_proposal(u8 *buf, size_t buflen,
 			   const struct smc_clc_proposal *p);
