@@ -70,7 +70,7 @@ test_http()
 	local port dir=$tmp_dir/http srv cli dl rc=0 want got srv_pre cli_pre
 
 	mkdir -p "$dir"
-	head -c $((5 * 1024 * 1024)) /dev/urandom > "$dir/blob"
+	head -c $((4 * 1024 * 1024)) /dev/urandom > "$dir/blob"
 	want=$(sha256sum < "$dir/blob" | cut -d' ' -f1)
 	port=$(free_port)
 	# Small socket buffers (smc_run -t/-r): otherwise the whole file fits
@@ -100,25 +100,17 @@ test_http()
 		return 1
 	fi
 
-	# the output pipe is not read for a few seconds, so curl and the
-	# server block and the connection stays up for the path checks
-	(
-		set -o pipefail
-		"${cli_pre[@]}" curl -sS --fail --max-time 120 \
-			"http://127.0.0.1:$port/blob" 2> "$tmp_dir/curl.err" |
-			{ sleep 4; cat > "$tmp_dir/blob.out"; }
-	) &
+	# at 400 kB/s the 4 MiB transfer keeps the connection up for ten
+	# seconds on both ends, long enough for the path checks (a stalled
+	# reader is not: loopback TCP buffers hold the whole file)
+	"${cli_pre[@]}" curl -sS --fail --max-time 120 --limit-rate 400K \
+		-o "$tmp_dir/blob.out" "http://127.0.0.1:$port/blob" \
+		2> "$tmp_dir/curl.err" &
 	dl=$!
 	track $dl
-	sleep 0.5
-	cli=$(pgrep -n -f "127.0.0.1:$port/blob")
-	if [ -z "$cli" ]; then
-		ktap_diag "curl is not running: $(cat "$tmp_dir/curl.err")"
-		rc=1
-	else
-		check_path_while_up curl "$cli" 20 || rc=1
-	fi
-	check_path_while_up http.server $srv 20 || rc=1
+	# smc_run execs curl: $dl is curl's pid
+	check_path_while_up curl $dl 10 || rc=1
+	check_path_while_up http.server $srv 10 || rc=1
 	if ! wait $dl; then
 		ktap_diag "download failed: $(cat "$tmp_dir/curl.err")"
 		rc=1
@@ -148,15 +140,18 @@ test_socat()
 		return 1
 	fi
 	preload_seen "socat server" $srv || rc=1
-	# pause in the middle of the input to keep the connection open
-	{ head -c 1048576 "$in"; sleep 3; tail -c +1048577 "$in"; } |
+	# the input stops in the middle until the path checks are done, so
+	# the connection is up however slowly the guest runs
+	mkfifo "$tmp_dir/socat.go"
+	{ head -c 1048576 "$in"; cat "$tmp_dir/socat.go" > /dev/null
+	  tail -c +1048577 "$in"; } |
 		"${SMC[@]}" socat -t 60 -T 60 - TCP:127.0.0.1:"$port" > "$out" \
 			2> "$tmp_dir/socat-cli.err" &
-	cli=$!
+	cli=$!	# smc_run execs socat: this is the client's pid
 	track $cli
-	sleep 0.5
-	check_path_while_up "socat client" "$(pgrep -n -f "TCP:127.0.0.1:$port")" 20 || rc=1
-	check_path_while_up "socat server" $srv 20 || rc=1
+	check_path_while_up "socat client" $cli 30 || rc=1
+	check_path_while_up "socat server" $srv 30 || rc=1
+	echo go > "$tmp_dir/socat.go"
 	if ! wait $cli; then
 		ktap_diag "socat client failed: $(cat "$tmp_dir/socat-cli.err")"
 		rc=1
@@ -182,7 +177,7 @@ test_iperf3()
 		return 1
 	fi
 	preload_seen "iperf3 server" $srv || rc=1
-	"${SMC[@]}" iperf3 -c 127.0.0.1 -p "$port" -t 3 -J > "$tmp_dir/iperf.json" \
+	"${SMC[@]}" iperf3 -c 127.0.0.1 -p "$port" -t 5 -J > "$tmp_dir/iperf.json" \
 		2> "$tmp_dir/iperf-cli.err" &
 	cli=$!
 	track $cli

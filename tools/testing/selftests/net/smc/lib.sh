@@ -219,6 +219,8 @@ check_path_while_up()
 	fi
 	ktap_diag "$name (pid $pid): no connected AF_SMC socket with the expected path"
 	ktap_diag "$("$SMC_PATH" -p "$pid" -e 2>&1 | head -n 5)"
+	ktap_diag "process: $(ps -o pid=,stat=,args= -p "$pid" 2>&1 | cut -c1-120)"
+	ktap_diag "all AF_SMC sockets: $("$SMC_PATH" 2>&1 | head -n 8)"
 	return 1
 }
 
