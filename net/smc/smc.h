@@ -27,6 +27,7 @@
 #include <linux/workqueue.h>
 #include <net/sock.h>
 
+#include "smc_clc_wire.h"
 #include "smc_compat.h"
 
 /* socket(AF_SMC, SOCK_STREAM, proto): the family of the internal socket */
@@ -51,10 +52,6 @@ enum smc_state {
 	SMC_PEERABORTWAIT	= 26,
 	SMC_PROCESSABORT	= 27,
 };
-
-/* Reasons for staying on TCP; the values are the CLC decline codes */
-#define SMC_CLC_DECL_PEERNOSMC	0x03010000	/* no SMC option in SYN(ACK) */
-#define SMC_CLC_DECL_OPTUNSUPP	0x03060000	/* TCP Fast Open requested */
 
 /*
  * Which transport carries the data of a socket.  SMC_PATH_TCP covers
