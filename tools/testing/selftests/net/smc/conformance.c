@@ -50,6 +50,7 @@
 #include <sys/wait.h>
 
 #include "ktap.h"
+#include "timeutil.h"
 #include "smc_diag_util.h"
 
 #define TRACE_MAX	(64 * 1024)
@@ -82,46 +83,42 @@ static int smc_override_inet;
 
 /* ---------------------------------------------------------------- trace */
 
+/* Append one formatted line to buf (length *len, capacity max). */
+static void vappend(char *buf, size_t *len, size_t max, const char *fmt,
+		    va_list ap)
+{
+	int n;
+
+	if (*len >= max - 2)
+		return;
+	n = vsnprintf(buf + *len, max - 1 - *len, fmt, ap);
+	if (n < 0)
+		return;
+	*len += (size_t)n;
+	if (*len > max - 2)
+		*len = max - 2;
+	buf[(*len)++] = '\n';
+	buf[*len] = 0;
+}
+
 static void __attribute__((format(printf, 2, 3)))
 rec(struct ctx *c, const char *fmt, ...)
 {
-	struct shm *o = c->o;
 	va_list ap;
-	int n;
 
-	if (o->len >= TRACE_MAX - 2)
-		return;
 	va_start(ap, fmt);
-	n = vsnprintf(o->trace + o->len, TRACE_MAX - 1 - o->len, fmt, ap);
+	vappend(c->o->trace, &c->o->len, TRACE_MAX, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	o->len += n;
-	if (o->len > TRACE_MAX - 2)
-		o->len = TRACE_MAX - 2;
-	o->trace[o->len++] = '\n';
-	o->trace[o->len] = 0;
 }
 
 static void __attribute__((format(printf, 2, 3)))
 note(struct ctx *c, const char *fmt, ...)
 {
-	struct shm *o = c->o;
 	va_list ap;
-	int n;
 
-	if (o->nlen >= NOTES_MAX - 2)
-		return;
 	va_start(ap, fmt);
-	n = vsnprintf(o->notes + o->nlen, NOTES_MAX - 1 - o->nlen, fmt, ap);
+	vappend(c->o->notes, &c->o->nlen, NOTES_MAX, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	o->nlen += n;
-	if (o->nlen > NOTES_MAX - 2)
-		o->nlen = NOTES_MAX - 2;
-	o->notes[o->nlen++] = '\n';
-	o->notes[o->nlen] = 0;
 }
 
 /* A setup step that must work failed: the scenario fails on both sides. */
@@ -235,22 +232,6 @@ static void fill(void *p, size_t n, uint32_t seed)
 		x ^= x << 5;
 		*b++ = x;
 	}
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void msleep(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
 }
 
 /* -------------------------------------------------------------- sockets */

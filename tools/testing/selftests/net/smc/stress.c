@@ -31,27 +31,13 @@
 #include <sys/socket.h>
 
 #include "ktap.h"
+#include "timeutil.h"
 #include "smc_diag_util.h"
 
 static int use_inet;
 static struct sockaddr_in laddr;
 static const char *volatile phase = "start";
 static volatile int progress;
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void msleep(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 static int xsocket(void)
 {
