@@ -29,6 +29,10 @@ module_param(smcd_loopback, bool, 0444);
 MODULE_PARM_DESC(smcd_loopback,
 		 "register the loopback-ism SMC-D device (default: yes)");
 
+module_param_named(smcd, smc_smcd_enabled, bool, 0644);
+MODULE_PARM_DESC(smcd,
+		 "negotiate SMC-D over loopback-ism; in development (default: no)");
+
 static void smc_set_keepalive(struct sock *sk, int val)
 {
 	struct sock *clcsk = smc_clcsk(smc_sk(sk));
@@ -185,6 +189,7 @@ static int smc_release(struct socket *sock)
 
 	lock_sock(sk);
 	smc_fallback_undo_redirect(smc);
+	smcd_conn_close(smc);
 	sk->sk_state = SMC_CLOSED;
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
 	sock_orphan(sk);
@@ -295,6 +300,8 @@ static int __init smc_init(void)
 		pr_err("cannot register address family %d: %d\n", PF_SMC, rc);
 		goto out_proto6;
 	}
+	/* TCP handles the SMC option only while this is on */
+	static_branch_enable(&tcp_have_smc);
 	return 0;
 
 out_proto6:
@@ -316,6 +323,7 @@ static void __exit smc_exit(void)
 	 * Every smc sock holds a module reference, so none is left here;
 	 * the workqueue is empty too, its items hold socket references.
 	 */
+	static_branch_disable(&tcp_have_smc);
 	sock_unregister(PF_SMC);
 	destroy_workqueue(smc_hs_wq);
 	proto_unregister(&smc_proto6);

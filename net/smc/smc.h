@@ -27,6 +27,7 @@
 #include <linux/workqueue.h>
 #include <net/sock.h>
 
+#include "smc_cdc_wire.h"
 #include "smc_clc_wire.h"
 #include "smc_compat.h"
 
@@ -65,6 +66,37 @@ enum smc_path {
 };
 
 struct smc_sock;
+struct smcd_dev;
+struct smcd_dmb;
+
+/*
+ * An SMC-D connection over a no-copy device: the peer writes into our
+ * DMB (rmb); we write into the peer's DMB, attached as our send buffer.
+ */
+struct smcd_conn {
+	struct smcd_dev		*dev;
+	struct smcd_dmb		*rmb;		/* ours, written by the peer */
+	struct smcd_dmb		*peer;		/* the peer's, attached */
+	u32			rmb_ring;	/* data ring of rmb */
+	u32			tx_ring;	/* data ring of peer */
+
+	/* orders the header writes into the peer's DMB */
+	spinlock_t		tx_lock;
+	struct smc_cursor	tx_prod;	/* next byte we produce */
+	u8			tx_prod_flags;
+	u8			tx_conn_flags;	/* sticky close flags */
+
+	/* local reading position: process context, smc sock lock */
+	struct smc_cursor	rx_cons;
+	struct smc_cursor	rx_cons_sent;	/* last one the peer got */
+
+	/* what the peer last wrote into our DMB header (doorbell) */
+	spinlock_t		rx_lock;
+	struct smc_cursor	peer_prod;
+	struct smc_cursor	peer_cons;
+	u8			peer_prod_flags;
+	u8			peer_conn_flags;
+};
 
 /* State a listening socket keeps for connections on their way to accept() */
 struct smc_listen_info {
@@ -101,6 +133,8 @@ struct smc_sock {
 	struct smc_sock		*listen_smc;	/* parent of a child */
 	struct list_head	accept_node;	/* in parent's accept_q */
 	struct work_struct	handshake_work;	/* child's handshake */
+
+	struct smcd_conn	smcd;		/* path SMC_PATH_SMCD */
 
 	/* options stored for later use */
 	bool			limit_hs;	/* SOL_SMC SMC_LIMIT_HS */
@@ -186,6 +220,30 @@ int smc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 ssize_t smc_splice_read(struct socket *sock, loff_t *ppos,
 			struct pipe_inode_info *pipe, size_t len,
 			unsigned int flags);
+
+/* smc_clc.c: CLC messages over the clcsock */
+#define SMC_CLC_WAIT_TIME	(6 * HZ)	/* for Proposal/Accept/Confirm */
+
+int smc_clc_send(struct smc_sock *smc, const u8 *buf, int len);
+int smc_clc_recv(struct smc_sock *smc, u8 expected, u8 *buf, int buflen,
+		 struct smc_clc_hdr *hdr);
+int smc_clc_send_decline(struct smc_sock *smc, u32 reason);
+
+/* smcd_conn.c: SMC-D handshake and connection life */
+extern bool smc_smcd_enabled;
+
+int smcd_connect_handshake(struct smc_sock *smc);
+int smcd_listen_handshake(struct smc_sock *child);
+void smcd_conn_close(struct smc_sock *smc);
+
+/* smcd_data.c */
+int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len);
+int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
+		 int flags);
+__poll_t smcd_poll(struct smc_sock *smc);
+int smcd_shutdown(struct smc_sock *smc, int how);
+int smcd_ioctl(struct smc_sock *smc, unsigned int cmd, unsigned long arg);
+void smcd_send_header(struct smc_sock *smc);
 
 /* smc_netns.c */
 struct smc_net {

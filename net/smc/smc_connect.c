@@ -17,25 +17,34 @@
 
 #include "smc.h"
 
-/* The TCP connection is up: pick the transport.  smc sock lock held. */
-static void smc_connect_established(struct smc_sock *smc)
+/*
+ * The TCP connection is up: pick the transport.  smc sock lock held.
+ * An error means the handshake failed and the connect with it.
+ */
+static int smc_connect_established(struct smc_sock *smc)
 {
 	struct sock *sk = &smc->sk;
+	int rc = 0;
 
 	/* options set while TCP was connecting apply to the connection */
 	smc_copy_sock_settings_to_clc(smc);
 
-	/*
-	 * Without the SMC option in the SYN-ACK the peer cannot do SMC.
-	 * No transport is offered yet, so the option is never sent and
-	 * every connection ends up here.
-	 */
+	/* without the SMC option in the SYN-ACK the peer cannot do SMC */
 	if (!tcp_sk(smc_clcsk(smc))->syn_smc)
 		smc_switch_to_fallback(smc, SMC_CLC_DECL_PEERNOSMC);
+	else
+		rc = smcd_connect_handshake(smc);
 
+	if (rc) {
+		WRITE_ONCE(sk->sk_err, -rc);
+		sk->sk_state = SMC_CLOSED;
+		kernel_sock_shutdown(smc->clcsock, SHUT_RDWR);
+		return rc;
+	}
 	sk->sk_state = SMC_ACTIVE;
 	if (sk->sk_socket)
 		sk->sk_socket->state = SS_CONNECTED;
+	return 0;
 }
 
 static bool smc_tcp_connecting(const struct sock *clcsk)
@@ -97,7 +106,7 @@ int smc_connect(struct socket *sock, struct sockaddr *addr, int alen,
 	}
 
 	smc_copy_sock_settings_to_clc(smc);
-	tcp_sk(clcsock->sk)->syn_smc = 0;
+	tcp_sk(clcsock->sk)->syn_smc = READ_ONCE(smc_smcd_enabled);
 
 	/* other callers see EALREADY while TCP connects without our lock */
 	smc->connect_inflight = true;
@@ -107,7 +116,7 @@ int smc_connect(struct socket *sock, struct sockaddr *addr, int alen,
 	smc->connect_inflight = false;
 
 	if (!rc) {
-		smc_connect_established(smc);
+		rc = smc_connect_established(smc);
 	} else if (smc_tcp_connect_goes_on(rc)) {
 		WRITE_ONCE(smc->connect_pending, true);
 		/* pairs with the barrier in smc_clcsk_check_connect() */

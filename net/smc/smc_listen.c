@@ -123,7 +123,7 @@ static void smc_tcp_accept_work(struct work_struct *work)
 }
 
 /* Hand a child whose handshake is done to accept(), or drop it */
-static void smc_accept_enqueue(struct smc_sock *child)
+static void smc_accept_enqueue(struct smc_sock *child, bool ok)
 {
 	struct smc_sock *lsmc = child->listen_smc;
 	struct smc_listen_info *li = lsmc->listen;
@@ -131,7 +131,7 @@ static void smc_accept_enqueue(struct smc_sock *child)
 
 	spin_lock(&li->lock);
 	li->in_handshake--;
-	if (!li->closed) {
+	if (ok && !li->closed) {
 		list_add_tail(&child->accept_node, &li->accept_q);
 		li->accept_q_len++;
 		queued = true;
@@ -149,19 +149,19 @@ void smc_handshake_work(struct work_struct *work)
 	struct smc_sock *child = container_of(work, struct smc_sock,
 					      handshake_work);
 	struct sock *sk = &child->sk;
+	int rc = 0;
 
 	lock_sock(sk);
-	/*
-	 * A client without the SMC option in its SYN cannot do SMC.  No
-	 * transport is offered yet, so the listener never echoes the
-	 * option and every connection stays on TCP.
-	 */
+	/* a client without the SMC option in its SYN cannot do SMC */
 	if (!tcp_sk(smc_clcsk(child))->syn_smc)
 		smc_switch_to_fallback(child, SMC_CLC_DECL_PEERNOSMC);
-	sk->sk_state = SMC_ACTIVE;
+	else
+		rc = smcd_listen_handshake(child);
+	sk->sk_state = rc ? SMC_CLOSED : SMC_ACTIVE;
 	release_sock(sk);
 
-	smc_accept_enqueue(child);
+	/* a failed handshake (timeout, protocol error) drops the child */
+	smc_accept_enqueue(child, !rc);
 }
 
 int smc_listen(struct socket *sock, int backlog)
@@ -201,7 +201,7 @@ int smc_listen(struct socket *sock, int backlog)
 	INIT_WORK(&li->tcp_accept_work, smc_tcp_accept_work);
 
 	smc_copy_sock_settings_to_clc(smc);
-	tcp_sk(smc->clcsock->sk)->syn_smc = 0;
+	tcp_sk(smc->clcsock->sk)->syn_smc = READ_ONCE(smc_smcd_enabled);
 	rc = kernel_listen(smc->clcsock, backlog);
 	if (rc) {
 		kfree(li);

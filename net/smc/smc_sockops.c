@@ -51,6 +51,8 @@ __poll_t smc_poll(struct file *file, struct socket *sock, poll_table *wait)
 	/* neither readable nor writable before the transport is known */
 	if (READ_ONCE(smc->connect_pending))
 		return 0;
+	if (READ_ONCE(smc->path) == SMC_PATH_SMCD)
+		return smcd_poll(smc);
 
 	clcsock = smc->clcsock;
 	if (!clcsock)
@@ -68,6 +70,8 @@ int smc_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 
 	if (!clcsock)
 		return -EBADF;
+	if (READ_ONCE(smc->path) == SMC_PATH_SMCD)
+		return smcd_ioctl(smc, cmd, arg);
 	return clcsock->ops->ioctl(clcsock, cmd, arg);
 }
 
@@ -97,6 +101,8 @@ int smc_shutdown(struct socket *sock, int how)
 	rc = smc_wait_connected(smc, sock_sndtimeo(&smc->sk, 0));
 	if (rc)
 		return rc;
+	if (READ_ONCE(smc->path) == SMC_PATH_SMCD)
+		return smcd_shutdown(smc, how);
 	return clcsock->ops->shutdown(clcsock, how);
 }
 
@@ -122,6 +128,8 @@ int smc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 						   MSG_DONTWAIT));
 	if (rc)
 		return rc;
+	if (READ_ONCE(smc->path) == SMC_PATH_SMCD)
+		return smcd_sendmsg(smc, msg, len);
 	clcsock = smc->clcsock;
 	if (!clcsock)
 		return -EPIPE;
@@ -139,6 +147,8 @@ int smc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 						   flags & MSG_DONTWAIT));
 	if (rc)
 		return rc;
+	if (READ_ONCE(smc->path) == SMC_PATH_SMCD)
+		return smcd_recvmsg(smc, msg, len, flags);
 	clcsock = smc->clcsock;
 	if (!clcsock)
 		return -ENOTCONN;
@@ -157,6 +167,8 @@ ssize_t smc_splice_read(struct socket *sock, loff_t *ppos,
 						   SPLICE_F_NONBLOCK));
 	if (rc)
 		return rc;
+	if (READ_ONCE(smc->path) == SMC_PATH_SMCD)
+		return -EOPNOTSUPP;
 	clcsock = smc->clcsock;
 	if (!clcsock)
 		return -ENOTCONN;

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared Memory Communications: SMC-D connections over loopback-ism.
+ *
+ * The CLC handshake for SMC-Dv2 on both sides, the set-up of the two
+ * DMBs of a connection (ours registered, the peer's attached as send
+ * buffer), the doorbell handler and the tear-down.
+ *
+ * Link groups are not kept yet: every connection is a first contact
+ * with a link-group id of its own.
+ */
+
+#include <linux/slab.h>
+#include <linux/utsname.h>
+#include <net/sock.h>
+
+#include "smc.h"
+#include "smc_ism.h"
+
+/* Negotiate SMC-D at all: off until the data path is complete */
+bool smc_smcd_enabled;
+
+static atomic_t smcd_lgr_id = ATOMIC_INIT(0);
+
+/* The peer wrote a new header into our DMB: take the cursors in */
+static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
+{
+	struct smc_sock *smc = priv;
+	struct smcd_conn *c = &smc->smcd;
+	struct sock *sk = &smc->sk;
+	struct smcd_cdc_hdr h;
+	u64 prod, cons;
+
+	prod = READ_ONCE(*(u64 *)(dmb->cpu_addr + SMCD_CDC_PROD_OFF));
+	cons = READ_ONCE(*(u64 *)(dmb->cpu_addr + SMCD_CDC_CONS_OFF));
+	smcd_cdc_unpack_prod(prod, &h);
+	smcd_cdc_unpack_cons(cons, &h);
+
+	spin_lock_bh(&c->rx_lock);
+	c->peer_prod = h.prod;
+	c->peer_cons = h.cons;
+	c->peer_prod_flags = h.prod_flags;
+	c->peer_conn_flags |= h.conn_state_flags;
+	spin_unlock_bh(&c->rx_lock);
+
+	if (h.conn_state_flags & SMC_CDC_CS_ABORT) {
+		WRITE_ONCE(sk->sk_err, ECONNRESET);
+		sk_error_report(sk);
+	}
+	/* readers, writers and pollers all recheck their condition */
+	sk->sk_state_change(sk);
+}
+
+static void smcd_hostname(u8 *name)
+{
+	const char *node = init_utsname()->nodename;
+	size_t n = strnlen(node, SMC_CLC_HOSTNAME_LEN);
+
+	memset(name, ' ', SMC_CLC_HOSTNAME_LEN);
+	memcpy(name, node, n);
+}
+
+/* Register our DMB, sized after the receive buffer; smaller on failure */
+static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev)
+{
+	struct smcd_conn *c = &smc->smcd;
+	struct smcd_dmb *dmb;
+	int comp;
+
+	comp = smc_buf_compress(READ_ONCE(smc->sk.sk_rcvbuf) / 2,
+				SMCD_DMB_MAX_CLASS);
+	for (; comp >= 0; comp--) {
+		dmb = dev->ops->register_dmb(dev, smcd_dmb_class_len(comp),
+					     &dev->gid);
+		if (!IS_ERR(dmb))
+			break;
+		if (PTR_ERR(dmb) == -ENOSPC)
+			return -ENOSPC;
+	}
+	if (comp < 0)
+		return -ENOMEM;
+
+	spin_lock_init(&c->tx_lock);
+	spin_lock_init(&c->rx_lock);
+	c->dev = dev;
+	c->rmb = dmb;
+	c->rmb_ring = dmb->len - SMCD_DMB_HDR_LEN;
+	dmb->notify = smcd_conn_notify;
+	rcu_assign_pointer(dmb->priv, smc);
+	/* what the application may keep buffered, as SMC sizes it */
+	WRITE_ONCE(smc->sk.sk_rcvbuf, 2 * dmb->len);
+	return 0;
+}
+
+static int smcd_conn_attach(struct smc_sock *smc, u64 token)
+{
+	struct smcd_conn *c = &smc->smcd;
+	struct smcd_dmb *peer;
+
+	peer = c->dev->ops->attach_dmb(c->dev, token);
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
+	c->peer = peer;
+	c->tx_ring = peer->len - SMCD_DMB_HDR_LEN;
+	*(u8 *)peer->cpu_addr = SMC_CDC_MSG_TYPE;
+	WRITE_ONCE(smc->sk.sk_sndbuf, 2 * peer->len);
+	return 0;
+}
+
+static void smcd_conn_teardown(struct smc_sock *smc)
+{
+	struct smcd_conn *c = &smc->smcd;
+	struct smcd_dev *dev = c->dev;
+
+	if (!dev)
+		return;
+	if (c->rmb) {
+		/* a doorbell in flight may still see us: sock is RCU freed */
+		RCU_INIT_POINTER(c->rmb->priv, NULL);
+		dev->ops->unregister_dmb(dev, c->rmb);
+		c->rmb = NULL;
+	}
+	if (c->peer) {
+		dev->ops->detach_dmb(dev, c->peer);
+		c->peer = NULL;
+	}
+	c->dev = NULL;
+	smcd_dev_put(dev);
+}
+
+/* The handshake succeeded: data goes over SMC-D from now on */
+static void smcd_conn_start(struct smc_sock *smc)
+{
+	WRITE_ONCE(smc->path, SMC_PATH_SMCD);
+}
+
+static void smcd_decline_fallback(struct smc_sock *smc, u32 reason)
+{
+	smc_clc_send_decline(smc, reason);
+	smc_switch_to_fallback(smc, reason);
+}
+
+/* The peer declined: record its reason and go on over TCP */
+static int smcd_peer_declined(struct smc_sock *smc, const u8 *buf, int len)
+{
+	struct smc_clc_decline d;
+
+	if (smc_clc_parse_decline(buf, len, &d))
+		return -EPROTO;
+	smc->peer_diagnosis = d.peer_diagnosis;
+	smc_switch_to_fallback(smc, SMC_CLC_DECL_PEERDECL);
+	return 0;
+}
+
+static void smcd_fill_d(struct smc_clc_accept *a, u8 type,
+			const struct smc_sock *smc)
+{
+	const struct smcd_conn *c = &smc->smcd;
+
+	a->type = type;
+	a->version = SMC_V2;
+	a->path = SMC_TYPE_D;
+	a->first_contact = true;
+	a->d.gid = c->dev->gid.gid;
+	a->d.gid_ext = c->dev->gid.gid_ext;
+	a->d.token = c->rmb->token;
+	a->d.dmbe_size = c->rmb->size_class;
+	a->d.chid = c->dev->chid;
+	a->fce.os_type = SMC_CLC_OS_LINUX;
+	smcd_hostname(a->fce.hostname);
+}
+
+/*
+ * Client: offer SMC-Dv2 over loopback-ism, take the server's DMB, and
+ * confirm.  Returns 0 on SMC-D or fallback, or a negative error that
+ * fails the connect.  smc sock lock held.
+ */
+int smcd_connect_handshake(struct smc_sock *smc)
+{
+	struct smc_clc_proposal *p = NULL;
+	struct smc_clc_accept *a = NULL;
+	struct smc_clc_hdr hdr;
+	struct smcd_dev *dev;
+	u8 *buf = NULL;
+	int rc, len;
+	u32 id;
+
+	dev = smcd_dev_get_loopback();
+	if (!dev) {
+		smcd_decline_fallback(smc, SMC_CLC_DECL_NOSMCDEV);
+		return 0;
+	}
+	rc = -ENOMEM;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	buf = kmalloc(SMC_CLC_PROPOSAL_MAX_LEN, GFP_KERNEL);
+	if (!p || !a || !buf)
+		goto out_put;
+
+	p->version = SMC_V2;
+	p->typev1 = SMC_TYPE_N;
+	p->typev2 = SMC_TYPE_D;
+	p->release = SMC_CLC_RELEASE_MAX;
+	p->feature_mask = SMC_CLC_FEAT_MASK;
+	smc_clc_prop_add_ism(p, dev->gid.gid, dev->gid.gid_ext, dev->chid);
+	len = smc_clc_build_proposal(buf, SMC_CLC_PROPOSAL_MAX_LEN, p);
+	rc = len < 0 ? len : smc_clc_send(smc, buf, len);
+	if (rc)
+		goto out_put;
+
+	len = smc_clc_recv(smc, SMC_CLC_ACCEPT, buf, SMC_CLC_ACCEPT_RCV_LEN,
+			   &hdr);
+	rc = len;
+	if (len < 0)
+		goto out_put;
+	if (hdr.type == SMC_CLC_DECLINE) {
+		rc = smcd_peer_declined(smc, buf, min(len, SMC_CLC_ACCEPT_RCV_LEN));
+		goto out_put;
+	}
+	rc = -EPROTO;
+	if (smc_clc_parse_accept(buf, min(len, SMC_CLC_ACCEPT_RCV_LEN), a))
+		goto out_put;
+	if (a->path != SMC_TYPE_D || a->version < SMC_V2 ||
+	    a->d.chid != dev->chid) {
+		smcd_decline_fallback(smc, SMC_CLC_DECL_MODEUNSUPP);
+		rc = 0;
+		goto out_put;
+	}
+
+	rc = smcd_conn_register(smc, dev);
+	if (!rc)
+		rc = smcd_conn_attach(smc, a->d.token);
+	if (rc) {
+		smcd_conn_teardown(smc);
+		smcd_decline_fallback(smc, rc == -ENOSPC ?
+				      SMC_CLC_DECL_MAX_DMB : SMC_CLC_DECL_MEM);
+		rc = 0;
+		goto out;
+	}
+	dev = NULL;	/* the connection holds the reference now */
+
+	memcpy(p->eids[0], a->eid, SMC_CLC_EID_LEN);
+	memset(a, 0, sizeof(*a));
+	smcd_fill_d(a, SMC_CLC_CONFIRM, smc);
+	memcpy(a->eid, p->eids[0], SMC_CLC_EID_LEN);
+	a->fce.release = min_t(u8, p->release, SMC_CLC_RELEASE_MAX);
+	id = atomic_add_return(256, &smcd_lgr_id);
+	memcpy(a->d.lgr_id, &id, sizeof(a->d.lgr_id));
+	len = smc_clc_build_accept(buf, SMC_CLC_PROPOSAL_MAX_LEN, a);
+	rc = len < 0 ? len : smc_clc_send(smc, buf, len);
+	if (rc) {
+		smcd_conn_teardown(smc);
+		goto out;
+	}
+	smcd_conn_start(smc);
+	goto out;
+
+out_put:
+	smcd_dev_put(dev);
+out:
+	kfree(buf);
+	kfree(a);
+	kfree(p);
+	return rc;
+}
+
+/* Is our loopback device among those the client offers? */
+static bool smcd_offered(const struct smc_clc_proposal *p,
+			 const struct smcd_dev *dev)
+{
+	struct smc_clc_ism_dev ism;
+	unsigned int pos = 0;
+
+	while (smc_clc_prop_next_ism(p, &pos, &ism))
+		if (ism.chid == dev->chid && ism.gid == dev->gid.gid &&
+		    ism.gid_ext == dev->gid.gid_ext)
+			return true;
+	return false;
+}
+
+/*
+ * Server side of the handshake of a child.  Returns 0 on SMC-D or
+ * fallback, a negative error when the connection must be dropped.
+ */
+int smcd_listen_handshake(struct smc_sock *child)
+{
+	struct smc_clc_proposal *p = NULL;
+	struct smc_clc_accept *a = NULL;
+	struct smc_clc_hdr hdr;
+	struct smcd_dev *dev;
+	u8 *buf = NULL;
+	int rc, len;
+	u32 id;
+
+	rc = -ENOMEM;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	buf = kmalloc(SMC_CLC_PROPOSAL_MAX_LEN, GFP_KERNEL);
+	if (!p || !a || !buf)
+		goto out;
+
+	len = smc_clc_recv(child, SMC_CLC_PROPOSAL, buf,
+			   SMC_CLC_PROPOSAL_MAX_LEN, &hdr);
+	rc = len;
+	if (len < 0)
+		goto out;
+	len = min(len, SMC_CLC_PROPOSAL_MAX_LEN);
+	if (hdr.type == SMC_CLC_DECLINE) {
+		rc = smcd_peer_declined(child, buf, len);
+		goto out;
+	}
+	rc = -EPROTO;
+	if (smc_clc_parse_proposal(buf, len, p))
+		goto out;
+
+	rc = 0;
+	if (p->version < SMC_V2 || !smc_path_has_d(p->typev2)) {
+		smcd_decline_fallback(child, SMC_CLC_DECL_PEERNOSMC);
+		goto out;
+	}
+	if (!p->v2_ext || !p->smcd_v2_ext) {
+		smcd_decline_fallback(child, p->v2_ext ? SMC_CLC_DECL_NOV2DEXT :
+						      SMC_CLC_DECL_NOV2EXT);
+		goto out;
+	}
+	/*
+	 * Zero configuration: our own loopback GID in the Proposal proves
+	 * the client is this kernel, so no EID needs to match.
+	 */
+	dev = smcd_dev_get_loopback();
+	if (!dev || !smcd_offered(p, dev)) {
+		if (dev)
+			smcd_dev_put(dev);
+		smcd_decline_fallback(child, SMC_CLC_DECL_NOSMCD2DEV);
+		goto out;
+	}
+
+	rc = smcd_conn_register(child, dev);
+	if (rc) {
+		smcd_conn_teardown(child);
+		smcd_dev_put(dev);
+		smcd_decline_fallback(child, rc == -ENOSPC ?
+				      SMC_CLC_DECL_MAX_DMB : SMC_CLC_DECL_MEM);
+		rc = 0;
+		goto out;
+	}
+
+	smcd_fill_d(a, SMC_CLC_ACCEPT, child);
+	if (p->eid_cnt)
+		memcpy(a->eid, p->eids[0], SMC_CLC_EID_LEN);
+	a->fce.release = min_t(u8, p->release, SMC_CLC_RELEASE_MAX);
+	id = atomic_add_return(256, &smcd_lgr_id);
+	memcpy(a->d.lgr_id, &id, sizeof(a->d.lgr_id));
+	len = smc_clc_build_accept(buf, SMC_CLC_PROPOSAL_MAX_LEN, a);
+	rc = len < 0 ? len : smc_clc_send(child, buf, len);
+	if (rc)
+		goto out_teardown;
+
+	len = smc_clc_recv(child, SMC_CLC_CONFIRM, buf,
+			   SMC_CLC_PROPOSAL_MAX_LEN, &hdr);
+	rc = len;
+	if (len < 0)
+		goto out_teardown;
+	len = min(len, SMC_CLC_PROPOSAL_MAX_LEN);
+	if (hdr.type == SMC_CLC_DECLINE) {
+		smcd_conn_teardown(child);
+		rc = smcd_peer_declined(child, buf, len);
+		goto out;
+	}
+	rc = -EPROTO;
+	if (smc_clc_parse_accept(buf, len, a) || a->path != SMC_TYPE_D ||
+	    a->d.chid != dev->chid)
+		goto out_teardown;
+	rc = smcd_conn_attach(child, a->d.token);
+	if (rc)
+		goto out_teardown;
+	smcd_conn_start(child);
+	goto out;
+
+out_teardown:
+	smcd_conn_teardown(child);
+out:
+	kfree(buf);
+	kfree(a);
+	kfree(p);
+	return rc;
+}
+
+/*
+ * Release of an SMC-D socket: tell the peer (abort if we leave data
+ * unread), then let go of both DMBs.
+ */
+void smcd_conn_close(struct smc_sock *smc)
+{
+	struct smcd_conn *c = &smc->smcd;
+	struct smcd_dmb *peer = c->peer;
+	bool unread;
+
+	if (!c->dev)
+		return;
+	if (peer) {
+		spin_lock_bh(&c->rx_lock);
+		unread = smc_curs_diff(c->rmb_ring, &c->rx_cons, &c->peer_prod);
+		spin_unlock_bh(&c->rx_lock);
+		spin_lock_bh(&c->tx_lock);
+		c->tx_conn_flags |= unread ? SMC_CDC_CS_ABORT :
+					     SMC_CDC_CS_CLOSED;
+		spin_unlock_bh(&c->tx_lock);
+		smcd_send_header(smc);
+	}
+	smcd_conn_teardown(smc);
+}
