@@ -79,7 +79,6 @@ int smc_shutdown(struct socket *sock, int how)
 {
 	struct smc_sock *smc = smc_sk(sock->sk);
 	struct socket *clcsock = smc->clcsock;
-	int rc;
 
 	/* the user API numbers: SHUT_RD 0, SHUT_WR 1, SHUT_RDWR 2 */
 	if (how < 0 || how > 2)
@@ -98,9 +97,10 @@ int smc_shutdown(struct socket *sock, int how)
 		smc->sk.sk_state_change(&smc->sk);
 		return clcsock->ops->shutdown(clcsock, how);
 	}
-	rc = smc_wait_connected(smc, sock_sndtimeo(&smc->sk, 0));
-	if (rc)
-		return rc;
+	/*
+	 * During a background connect TCP aborts the connect at once;
+	 * connect_work then sees TCP closed and the socket stays TCP.
+	 */
 	if (READ_ONCE(smc->path) == SMC_PATH_SMCD)
 		return smcd_shutdown(smc, how);
 	return clcsock->ops->shutdown(clcsock, how);
@@ -163,16 +163,22 @@ ssize_t smc_splice_read(struct socket *sock, loff_t *ppos,
 	struct socket *clcsock;
 	int rc;
 
-	rc = smc_wait_connected(smc, sock_rcvtimeo(&smc->sk, flags &
-						   SPLICE_F_NONBLOCK));
+	bool nonblock = flags & SPLICE_F_NONBLOCK;
+
+	if (sock->file && (sock->file->f_flags & O_NONBLOCK))
+		nonblock = true;
+	rc = smc_wait_connected(smc, sock_rcvtimeo(&smc->sk, nonblock));
 	if (rc)
 		return rc;
 	if (READ_ONCE(smc->path) == SMC_PATH_SMCD)
 		return -EOPNOTSUPP;
 	clcsock = smc->clcsock;
-	if (!clcsock)
+	if (!clcsock || !sock->file)
 		return -ENOTCONN;
 	if (!clcsock->ops->splice_read)
 		return -EOPNOTSUPP;
+	/* TCP reads the blocking mode from its file: lend it ours */
+	if (!clcsock->file)
+		clcsock->file = sock->file;
 	return clcsock->ops->splice_read(clcsock, ppos, pipe, len, flags);
 }
