@@ -56,6 +56,27 @@ static struct smc_sock *smc_clcsk_owner(const struct sock *clcsk)
 							 SK_USER_DATA_NOCOPY);
 }
 
+/*
+ * A TCP socket with our callbacks but no smc sock: a child cloned from
+ * a listening clcsock (TCP copies the callbacks into its children).  It
+ * may end up with a user who never sees AF_SMC (a TCP-only listener, a
+ * reuseport migration) and outlive this module, so it gets TCP's own
+ * callbacks back at its first event, which at the latest is the
+ * state change that completes its handshake.
+ */
+static void smc_clcsk_heal(struct sock *clcsk)
+{
+	write_lock_bh(&clcsk->sk_callback_lock);
+	/* not if smc_clcsk_attach() adopted the socket meanwhile */
+	if (!rcu_access_pointer(__sk_user_data(clcsk))) {
+		clcsk->sk_data_ready = smc_tcp_cb.data_ready;
+		clcsk->sk_write_space = smc_tcp_cb.write_space;
+		clcsk->sk_state_change = smc_tcp_cb.state_change;
+		clcsk->sk_error_report = smc_tcp_cb.error_report;
+	}
+	write_unlock_bh(&clcsk->sk_callback_lock);
+}
+
 /* Queue @work for @smc unless the socket is already on its way out */
 static void smc_queue_work(struct smc_sock *smc, struct work_struct *work)
 {
@@ -78,12 +99,12 @@ static void smc_clcsk_data_ready(struct sock *clcsk)
 	smc_tcp_cb.data_ready(clcsk);
 	rcu_read_lock();
 	smc = smc_clcsk_owner(clcsk);
-	if (smc) {
-		if (READ_ONCE(smc->listen))
-			smc_listen_kick(smc);
-		else if (smc_forward_events(smc))
-			smc->sk.sk_data_ready(&smc->sk);
-	}
+	if (!smc)
+		smc_clcsk_heal(clcsk);
+	else if (READ_ONCE(smc->listen))
+		smc_listen_kick(smc);
+	else if (smc_forward_events(smc))
+		smc->sk.sk_data_ready(&smc->sk);
 	rcu_read_unlock();
 }
 
@@ -94,7 +115,9 @@ static void smc_clcsk_write_space(struct sock *clcsk)
 	smc_tcp_cb.write_space(clcsk);
 	rcu_read_lock();
 	smc = smc_clcsk_owner(clcsk);
-	if (smc && smc_forward_events(smc) && sk_stream_is_writeable(clcsk))
+	if (!smc)
+		smc_clcsk_heal(clcsk);
+	else if (smc_forward_events(smc) && sk_stream_is_writeable(clcsk))
 		smc->sk.sk_write_space(&smc->sk);
 	rcu_read_unlock();
 }
@@ -118,7 +141,9 @@ static void smc_clcsk_state_change(struct sock *clcsk)
 	smc_tcp_cb.state_change(clcsk);
 	rcu_read_lock();
 	smc = smc_clcsk_owner(clcsk);
-	if (smc) {
+	if (!smc) {
+		smc_clcsk_heal(clcsk);
+	} else {
 		smc_clcsk_check_connect(smc, clcsk);
 		if (smc_forward_events(smc))
 			smc->sk.sk_state_change(&smc->sk);
@@ -133,7 +158,9 @@ static void smc_clcsk_error_report(struct sock *clcsk)
 	smc_tcp_cb.error_report(clcsk);
 	rcu_read_lock();
 	smc = smc_clcsk_owner(clcsk);
-	if (smc) {
+	if (!smc) {
+		smc_clcsk_heal(clcsk);
+	} else {
 		smc_clcsk_check_connect(smc, clcsk);
 		if (smc_forward_events(smc))
 			smc->sk.sk_error_report(&smc->sk);
