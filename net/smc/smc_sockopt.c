@@ -20,11 +20,9 @@
 
 #define SMC_FLAGS_TO_CLC						\
 	(BIT(SOCK_URGINLINE) | BIT(SOCK_KEEPOPEN) | BIT(SOCK_LINGER) |	\
-	 BIT(SOCK_BROADCAST) | BIT(SOCK_TIMESTAMP) | BIT(SOCK_DBG) |	\
-	 BIT(SOCK_RCVTSTAMP) | BIT(SOCK_RCVTSTAMPNS) |			\
-	 BIT(SOCK_LOCALROUTE) | BIT(SOCK_TIMESTAMPING_RX_SOFTWARE) |	\
+	 BIT(SOCK_BROADCAST) | BIT(SOCK_DBG) | BIT(SOCK_LOCALROUTE) |	\
 	 BIT(SOCK_RXQ_OVFL) | BIT(SOCK_WIFI_STATUS) | BIT(SOCK_NOFCS) |	\
-	 BIT(SOCK_FILTER_LOCKED) | BIT(SOCK_TSTAMP_NEW))
+	 BIT(SOCK_FILTER_LOCKED))
 
 #define SMC_FLAGS_FROM_CLC						\
 	(BIT(SOCK_URGINLINE) | BIT(SOCK_KEEPOPEN) | BIT(SOCK_LINGER) |	\
@@ -104,8 +102,9 @@ static int smc_setsockopt_tcp(struct smc_sock *smc, int optname,
 		if (sk->sk_state == SMC_INIT && !smc->connect_pending &&
 		    !smc->connect_inflight)
 			smc_switch_to_fallback(smc, SMC_CLC_DECL_OPTUNSUPP);
-		else if (!smc->use_fallback)
+		else if (sk->sk_state != SMC_LISTEN)
 			rc = -EINVAL;
+		/* a listener keeps TCP's answer: its children take it */
 		break;
 	case TCP_DEFER_ACCEPT:
 		/* TCP applies it to the listener; kept for the record */
