@@ -102,6 +102,7 @@ struct sock *smc_sock_alloc(struct net *net, struct socket *sock,
 	INIT_WORK(&smc->connect_work, smc_connect_work);
 	INIT_WORK(&smc->handshake_work, smc_handshake_work);
 	INIT_LIST_HEAD(&smc->accept_node);
+	INIT_LIST_HEAD(&smc->table_node);
 	smc_table_add(smc);
 	return sk;
 }
@@ -126,7 +127,7 @@ static int smc_create_clcsock(struct smc_sock *smc, int protocol)
 	smc->clcsock = clcsock;
 	rc = smc_clcsk_attach(smc);
 	if (rc) {
-		smc->clcsock = NULL;
+		smc_table_clear_clcsock(smc);
 		sock_release(clcsock);
 	}
 	return rc;

@@ -76,7 +76,7 @@ static struct smc_sock *smc_listen_new_child(struct smc_sock *lsmc,
 	child = smc_sk(nsk);
 	child->clcsock = newclc;
 	if (smc_clcsk_attach(child)) {
-		child->clcsock = NULL;
+		smc_table_clear_clcsock(child);
 		smc_table_del(child);
 		sock_put(nsk);
 		return NULL;
@@ -180,8 +180,11 @@ int smc_listen(struct socket *sock, int backlog)
 	if (sk->sk_state == SMC_LISTEN) {
 		/* a second listen() only changes the backlog */
 		rc = kernel_listen(smc->clcsock, backlog);
-		if (!rc)
+		if (!rc) {
 			WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
+			/* a larger backlog may unblock a paused worker */
+			smc_listen_kick(smc);
+		}
 		goto out;
 	}
 
