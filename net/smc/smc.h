@@ -113,7 +113,8 @@ struct smc_listen_info {
 struct smc_sock {
 	struct sock		sk;		/* must be first */
 	struct socket		*clcsock;	/* internal TCP socket */
-	struct hlist_node	table_node;	/* in smc_sock_table */
+	struct list_head	table_node;	/* in smc_sock_table */
+	u64			table_id;	/* order in the table */
 
 	enum smc_path		path;
 	bool			use_fallback;	/* TCP for good */
@@ -170,13 +171,13 @@ void smc_sock_destroy_clcsock(struct smc_sock *smc);
 /* smc_table.c: every smc sock, for sock_diag */
 struct smc_sock_table {
 	rwlock_t		lock;
-	struct hlist_head	head;
+	struct list_head	head;
 };
 
 void smc_table_add(struct smc_sock *smc);
 void smc_table_del(struct smc_sock *smc);
 void smc_table_clear_clcsock(struct smc_sock *smc);
-int smc_table_walk(struct net *net, int protocol, unsigned int *pos,
+int smc_table_walk(struct net *net, int protocol, u64 *last_id,
 		   int (*fn)(struct smc_sock *smc, void *arg), void *arg);
 
 /* smc_fallback.c: the clcsock callbacks and the switch to TCP */

@@ -106,7 +106,10 @@ cancel:
 	return -EMSGSIZE;
 }
 
-/* cb->args[0] and [1]: resume positions in the IPv4 and IPv6 tables */
+/*
+ * cb->args[0] and [1]: last id reported from the IPv4 and IPv6 tables;
+ * cb->args[2]: the IPv4 table is done.
+ */
 static int smc_diag_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct smc_diag_walk w = {
@@ -115,17 +118,19 @@ static int smc_diag_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		.req	= nlmsg_data(cb->nlh),
 	};
 	struct net *net = sock_net(skb->sk);
-	unsigned int pos;
-	int proto;
+	u64 last;
 
-	for (proto = SMCPROTO_SMC; proto <= SMCPROTO_SMC6; proto++) {
-		pos = cb->args[proto];
-		if (smc_table_walk(net, proto, &pos, smc_diag_fill, &w)) {
-			cb->args[proto] = pos;
-			break;
+	if (!cb->args[2]) {
+		last = cb->args[SMCPROTO_SMC];
+		if (smc_table_walk(net, SMCPROTO_SMC, &last, smc_diag_fill, &w)) {
+			cb->args[SMCPROTO_SMC] = last;
+			return skb->len;
 		}
-		cb->args[proto] = pos;
+		cb->args[2] = 1;
 	}
+	last = cb->args[SMCPROTO_SMC6];
+	smc_table_walk(net, SMCPROTO_SMC6, &last, smc_diag_fill, &w);
+	cb->args[SMCPROTO_SMC6] = last;
 	return skb->len;
 }
 

@@ -4,7 +4,10 @@
  *
  * sock_diag walks it to report every AF_SMC socket of a namespace.
  * One table per internal socket family, so that a dump lists the IPv4
- * based sockets first, then the IPv6 based ones.
+ * based sockets first, then the IPv6 based ones.  Sockets are kept in
+ * the order of increasing ids, so a dump spread over several messages
+ * resumes after the last id it reported: sockets added or removed
+ * between two parts neither repeat nor hide others.
  */
 
 #include <linux/module.h>
@@ -13,9 +16,13 @@
 #include "smc.h"
 
 static struct smc_sock_table smc_tables[2] = {
-	{ .lock = __RW_LOCK_UNLOCKED(smc_tables[0].lock) },
-	{ .lock = __RW_LOCK_UNLOCKED(smc_tables[1].lock) },
+	{ .lock = __RW_LOCK_UNLOCKED(smc_tables[0].lock),
+	  .head = LIST_HEAD_INIT(smc_tables[0].head) },
+	{ .lock = __RW_LOCK_UNLOCKED(smc_tables[1].lock),
+	  .head = LIST_HEAD_INIT(smc_tables[1].head) },
 };
+
+static atomic64_t smc_table_ids = ATOMIC64_INIT(0);
 
 static struct smc_sock_table *smc_table_of(int protocol)
 {
@@ -27,7 +34,8 @@ void smc_table_add(struct smc_sock *smc)
 	struct smc_sock_table *t = smc_table_of(smc->sk.sk_protocol);
 
 	write_lock_bh(&t->lock);
-	hlist_add_head(&smc->table_node, &t->head);
+	smc->table_id = atomic64_inc_return(&smc_table_ids);
+	list_add_tail(&smc->table_node, &t->head);
 	write_unlock_bh(&t->lock);
 }
 
@@ -36,8 +44,7 @@ void smc_table_del(struct smc_sock *smc)
 	struct smc_sock_table *t = smc_table_of(smc->sk.sk_protocol);
 
 	write_lock_bh(&t->lock);
-	if (!hlist_unhashed(&smc->table_node))
-		hlist_del_init(&smc->table_node);
+	list_del_init(&smc->table_node);
 	write_unlock_bh(&t->lock);
 }
 
@@ -55,32 +62,28 @@ void smc_table_clear_clcsock(struct smc_sock *smc)
 }
 
 /*
- * Call @fn for the sockets of @net in the table of @protocol, skipping
- * the first *@pos of them.  Stops when @fn returns non-zero and leaves
- * in *@pos the index of the socket @fn failed on, so that the next call
- * resumes there.  @fn runs under the table's read lock.
+ * Call @fn for the sockets of @net in the table of @protocol whose id is
+ * above *@last_id, in id order, and advance *@last_id past each one @fn
+ * accepted.  Stops when @fn returns non-zero, which is returned.  @fn
+ * runs under the table's read lock.
  */
-int smc_table_walk(struct net *net, int protocol, unsigned int *pos,
+int smc_table_walk(struct net *net, int protocol, u64 *last_id,
 		   int (*fn)(struct smc_sock *smc, void *arg), void *arg)
 {
 	struct smc_sock_table *t = smc_table_of(protocol);
-	unsigned int idx = 0;
 	struct smc_sock *smc;
 	int rc = 0;
 
 	read_lock_bh(&t->lock);
-	hlist_for_each_entry(smc, &t->head, table_node) {
-		if (!net_eq(sock_net(&smc->sk), net))
-			continue;
-		if (idx++ < *pos)
+	list_for_each_entry(smc, &t->head, table_node) {
+		if (smc->table_id <= *last_id ||
+		    !net_eq(sock_net(&smc->sk), net))
 			continue;
 		rc = fn(smc, arg);
-		if (rc) {
-			idx--;
+		if (rc)
 			break;
-		}
+		*last_id = smc->table_id;
 	}
-	*pos = idx;
 	read_unlock_bh(&t->lock);
 	return rc;
 }
