@@ -1486,6 +1486,31 @@ out:
 	free(dst);
 }
 
+/* splice() from sockets that are not connected: TCP's answers, no oops */
+static void sc_splice_unconnected(struct ctx *c)
+{
+	int fd, l, p[2];
+
+	if (pipe(p)) {
+		FAIL(c, "pipe: %s", strerror(errno));
+		return;
+	}
+	fd = xsock(c, SOCK_STREAM);
+	if (fd >= 0) {
+		CALL(c, "splice from fresh socket",
+		     splice(fd, NULL, p[1], NULL, 4096, SPLICE_F_NONBLOCK));
+		CLOSE(fd);
+	}
+	l = listener(c, 4);
+	if (l >= 0) {
+		CALL(c, "splice from listener",
+		     splice(l, NULL, p[1], NULL, 4096, SPLICE_F_NONBLOCK));
+		CLOSE(l);
+	}
+	close(p[0]);
+	close(p[1]);
+}
+
 static void sc_splice(struct ctx *c)
 {
 	const size_t sz = 150000;
@@ -2236,6 +2261,8 @@ static const struct scenario scenarios[] = {
 	{ "cork_more", sc_cork_more, AF_INET },
 	{ "sendfile", sc_sendfile, AF_INET },
 	{ "splice", sc_splice, AF_INET },
+	{ "splice_unconnected", sc_splice_unconnected, AF_INET },
+	{ "splice_unconnected_v6", sc_splice_unconnected, AF_INET6 },
 	{ "shutdown_rd", sc_shutdown_rd, AF_INET },
 	{ "shutdown_wr", sc_shutdown_wr, AF_INET },
 	{ "shutdown_wr_v6", sc_shutdown_wr, AF_INET6 },
