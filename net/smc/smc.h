@@ -22,6 +22,7 @@
 #ifndef __SMC_H
 #define __SMC_H
 
+#include <linux/sched/signal.h>
 #include <linux/socket.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -151,6 +152,20 @@ static inline struct smc_sock *smc_sk(const struct sock *sk)
 static inline bool smc_on_tcp(const struct smc_sock *smc)
 {
 	return READ_ONCE(smc->path) == SMC_PATH_TCP;
+}
+
+/*
+ * May a blocking socket call sleep now?  -EAGAIN when its timeout is
+ * used up (or it does not block), the signal's error when one is
+ * pending, else 0.
+ */
+static inline int smc_may_sleep(long timeo)
+{
+	if (!timeo)
+		return -EAGAIN;
+	if (signal_pending(current))
+		return sock_intr_errno(timeo);
+	return 0;
 }
 
 static inline struct sock *smc_clcsk(const struct smc_sock *smc)

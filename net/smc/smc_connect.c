@@ -195,14 +195,9 @@ int smc_wait_connected(struct smc_sock *smc, long timeo)
 	lock_sock(sk);
 	add_wait_queue(sk_sleep(sk), &wait);
 	while (smc->connect_pending) {
-		if (!timeo) {
-			rc = -EAGAIN;
+		rc = smc_may_sleep(timeo);
+		if (rc)
 			break;
-		}
-		if (signal_pending(current)) {
-			rc = sock_intr_errno(timeo);
-			break;
-		}
 		sk_wait_event(sk, &timeo, !READ_ONCE(smc->connect_pending),
 			      &wait);
 	}

@@ -170,6 +170,13 @@ static void smcd_fill_d(struct smc_clc_accept *a, u8 type,
 	smcd_hostname(a->fce.hostname);
 }
 
+/* The messages of one handshake; too large for the stack */
+struct smcd_hs {
+	struct smc_clc_proposal	p;
+	struct smc_clc_accept	a;
+	u8			buf[SMC_CLC_PROPOSAL_MAX_LEN];
+};
+
 /*
  * Client: offer SMC-Dv2 over loopback-ism, take the server's DMB, and
  * confirm.  Returns 0 on SMC-D or fallback, or a negative error that
@@ -177,12 +184,13 @@ static void smcd_fill_d(struct smc_clc_accept *a, u8 type,
  */
 int smcd_connect_handshake(struct smc_sock *smc)
 {
-	struct smc_clc_proposal *p = NULL;
-	struct smc_clc_accept *a = NULL;
+	struct smc_clc_proposal *p;
+	struct smc_clc_accept *a;
 	struct smc_clc_hdr hdr;
 	struct smcd_dev *dev;
-	u8 *buf = NULL;
+	struct smcd_hs *hs;
 	int rc, len;
+	u8 *buf;
 	u32 id;
 
 	dev = smcd_dev_get_loopback();
@@ -191,11 +199,12 @@ int smcd_connect_handshake(struct smc_sock *smc)
 		return 0;
 	}
 	rc = -ENOMEM;
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
-	a = kzalloc(sizeof(*a), GFP_KERNEL);
-	buf = kmalloc(SMC_CLC_PROPOSAL_MAX_LEN, GFP_KERNEL);
-	if (!p || !a || !buf)
+	hs = kzalloc(sizeof(*hs), GFP_KERNEL);
+	if (!hs)
 		goto out_put;
+	p = &hs->p;
+	a = &hs->a;
+	buf = hs->buf;
 
 	p->version = SMC_V2;
 	p->typev1 = SMC_TYPE_N;
@@ -258,9 +267,7 @@ int smcd_connect_handshake(struct smc_sock *smc)
 out_put:
 	smcd_dev_put(dev);
 out:
-	kfree(buf);
-	kfree(a);
-	kfree(p);
+	kfree(hs);
 	return rc;
 }
 
@@ -284,20 +291,21 @@ static bool smcd_offered(const struct smc_clc_proposal *p,
  */
 int smcd_listen_handshake(struct smc_sock *child)
 {
-	struct smc_clc_proposal *p = NULL;
-	struct smc_clc_accept *a = NULL;
+	struct smc_clc_proposal *p;
+	struct smc_clc_accept *a;
 	struct smc_clc_hdr hdr;
 	struct smcd_dev *dev;
-	u8 *buf = NULL;
+	struct smcd_hs *hs;
 	int rc, len;
+	u8 *buf;
 	u32 id;
 
-	rc = -ENOMEM;
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
-	a = kzalloc(sizeof(*a), GFP_KERNEL);
-	buf = kmalloc(SMC_CLC_PROPOSAL_MAX_LEN, GFP_KERNEL);
-	if (!p || !a || !buf)
-		goto out;
+	hs = kzalloc(sizeof(*hs), GFP_KERNEL);
+	if (!hs)
+		return -ENOMEM;
+	p = &hs->p;
+	a = &hs->a;
+	buf = hs->buf;
 
 	len = smc_clc_recv(child, SMC_CLC_PROPOSAL, buf,
 			   SMC_CLC_PROPOSAL_MAX_LEN, &hdr);
@@ -380,9 +388,7 @@ int smcd_listen_handshake(struct smc_sock *child)
 out_teardown:
 	smcd_conn_teardown(child);
 out:
-	kfree(buf);
-	kfree(a);
-	kfree(p);
+	kfree(hs);
 	return rc;
 }
 

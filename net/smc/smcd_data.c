@@ -13,7 +13,6 @@
 
 #include <linux/net.h>
 #include <linux/poll.h>
-#include <linux/sched/signal.h>
 #include <linux/sockios.h>
 #include <linux/uio.h>
 #include <net/sock.h>
@@ -135,14 +134,9 @@ int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 		space = smcd_tx_space(c);
 		if (!space) {
 			c->tx_prod_flags |= SMC_CDC_PF_WRITE_BLOCKED;
-			if (!timeo) {
-				rc = -EAGAIN;
+			rc = smc_may_sleep(timeo);
+			if (rc)
 				break;
-			}
-			if (signal_pending(current)) {
-				rc = sock_intr_errno(timeo);
-				break;
-			}
 			sk_wait_event(sk, &timeo, smcd_tx_space(c) ||
 				      READ_ONCE(sk->sk_err) ||
 				      smcd_peer_gone(c), &wait);
@@ -237,14 +231,9 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 				rc = sock_error(sk);
 				break;
 			}
-			if (!timeo) {
-				rc = -EAGAIN;
+			rc = smc_may_sleep(timeo);
+			if (rc)
 				break;
-			}
-			if (signal_pending(current)) {
-				rc = sock_intr_errno(timeo);
-				break;
-			}
 			sk_wait_event(sk, &timeo, smcd_rx_avail(c, &cons) ||
 				      smcd_peer_done(c) ||
 				      READ_ONCE(sk->sk_err), &wait);
