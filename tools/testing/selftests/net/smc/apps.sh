@@ -100,18 +100,10 @@ test_http()
 		return 1
 	fi
 
-	# at 400 kB/s the 4 MiB transfer keeps the connection up for ten
-	# seconds on both ends, long enough for the path checks (a stalled
-	# reader is not: loopback TCP buffers hold the whole file)
-	"${cli_pre[@]}" curl -sS --fail --max-time 120 --limit-rate 400K \
-		-o "$tmp_dir/blob.out" "http://127.0.0.1:$port/blob" \
-		2> "$tmp_dir/curl.err" &
-	dl=$!
-	track $dl
-	# smc_run execs curl: $dl is curl's pid
-	check_path_while_up curl $dl 10 || rc=1
-	check_path_while_up http.server $srv 10 || rc=1
-	if ! wait $dl; then
+	# the byte-exact download
+	if ! "${cli_pre[@]}" curl -sS --fail --max-time 120 \
+			-o "$tmp_dir/blob.out" "http://127.0.0.1:$port/blob" \
+			2> "$tmp_dir/curl.err"; then
 		ktap_diag "download failed: $(cat "$tmp_dir/curl.err")"
 		rc=1
 	fi
@@ -120,6 +112,21 @@ test_http()
 		ktap_diag "sha256 mismatch: served $want, fetched $got"
 		rc=1
 	fi
+
+	# a second download throttled to 2 kB/s stays open, however the
+	# guest is scheduled, while both ends are checked; then it is ended
+	"${cli_pre[@]}" curl -sS --max-time 120 --limit-rate 2K \
+		-o /dev/null "http://127.0.0.1:$port/blob" \
+		2> "$tmp_dir/curl-slow.err" &
+	dl=$!	# smc_run execs curl: this is curl's pid
+	track $dl
+	check_path_while_up curl $dl 20 || rc=1
+	check_path_while_up http.server $srv 20 || rc=1
+	if ! kill $dl 2>/dev/null; then
+		ktap_diag "throttled curl ended early: $(cat "$tmp_dir/curl-slow.err")"
+		rc=1
+	fi
+	wait $dl 2>/dev/null
 	kill $srv 2>/dev/null
 	wait $srv 2>/dev/null
 	return $rc
