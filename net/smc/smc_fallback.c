@@ -134,38 +134,40 @@ static void smc_clcsk_check_connect(struct smc_sock *smc,
 		smc_queue_work(smc, &smc->connect_work);
 }
 
-static void smc_clcsk_state_change(struct sock *clcsk)
+/*
+ * State change and error report: either may end a TCP connect, and both
+ * are passed on as the same event to waiters on the smc socket.
+ */
+static void smc_clcsk_conn_event(struct sock *clcsk, bool error)
 {
 	struct smc_sock *smc;
 
-	smc_tcp_cb.state_change(clcsk);
+	if (error)
+		smc_tcp_cb.error_report(clcsk);
+	else
+		smc_tcp_cb.state_change(clcsk);
 	rcu_read_lock();
 	smc = smc_clcsk_owner(clcsk);
 	if (!smc) {
 		smc_clcsk_heal(clcsk);
 	} else {
 		smc_clcsk_check_connect(smc, clcsk);
-		if (smc_forward_events(smc))
+		if (smc_forward_events(smc) && error)
+			smc->sk.sk_error_report(&smc->sk);
+		else if (smc_forward_events(smc))
 			smc->sk.sk_state_change(&smc->sk);
 	}
 	rcu_read_unlock();
 }
 
+static void smc_clcsk_state_change(struct sock *clcsk)
+{
+	smc_clcsk_conn_event(clcsk, false);
+}
+
 static void smc_clcsk_error_report(struct sock *clcsk)
 {
-	struct smc_sock *smc;
-
-	smc_tcp_cb.error_report(clcsk);
-	rcu_read_lock();
-	smc = smc_clcsk_owner(clcsk);
-	if (!smc) {
-		smc_clcsk_heal(clcsk);
-	} else {
-		smc_clcsk_check_connect(smc, clcsk);
-		if (smc_forward_events(smc))
-			smc->sk.sk_error_report(&smc->sk);
-	}
-	rcu_read_unlock();
+	smc_clcsk_conn_event(clcsk, true);
 }
 
 int smc_clcsk_attach(struct smc_sock *smc)
