@@ -17,10 +17,12 @@
 #define KMSG_COMPONENT "smc"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/hashtable.h>
 #include <linux/idr.h>
 #include <linux/mm.h>
 #include <linux/random.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uuid.h>
@@ -39,6 +41,11 @@ struct smc_lo_dev {
 	struct ida		sba_ida;
 	struct list_head	pool[SMCD_DMB_MAX_CLASS + 1];
 	unsigned int		pool_len[SMCD_DMB_MAX_CLASS + 1];
+	/* for debugfs and the leak tests: not on any fast path */
+	atomic_t		registered;
+	atomic_t		attached;
+	atomic_long_t		bytes;	/* allocated, pooled included */
+	struct dentry		*debugfs;
 };
 
 static struct smc_lo_dev *smc_lo;
@@ -66,8 +73,9 @@ static struct smcd_dmb *smc_lo_find(struct smc_lo_dev *lo, u64 token)
 	return NULL;
 }
 
-static void smc_lo_dmb_free(struct smcd_dmb *dmb)
+static void smc_lo_dmb_free(struct smc_lo_dev *lo, struct smcd_dmb *dmb)
 {
+	atomic_long_sub(dmb->len, &lo->bytes);
 	kvfree(dmb->cpu_addr);
 	kfree(dmb);
 }
@@ -88,7 +96,7 @@ static void smc_lo_dmb_put(struct smc_lo_dev *lo, struct smcd_dmb *dmb)
 	}
 	spin_unlock_bh(&lo->lock);
 	if (dmb)
-		smc_lo_dmb_free(dmb);
+		smc_lo_dmb_free(lo, dmb);
 }
 
 static struct smcd_dmb *smc_lo_dmb_alloc(struct smc_lo_dev *lo, u8 c)
@@ -117,6 +125,7 @@ static struct smcd_dmb *smc_lo_dmb_alloc(struct smc_lo_dev *lo, u8 c)
 		kfree(dmb);
 		return NULL;
 	}
+	atomic_long_add(dmb->len, &lo->bytes);
 	return dmb;
 }
 
@@ -155,6 +164,7 @@ static struct smcd_dmb *smc_lo_register_dmb(struct smcd_dev *dev, u32 len,
 	} while (!dmb->token || smc_lo_find(lo, dmb->token));
 	hash_add(lo->tokens, &dmb->token_node, dmb->token);
 	spin_unlock_bh(&lo->lock);
+	atomic_inc(&lo->registered);
 	return dmb;
 }
 
@@ -166,6 +176,7 @@ static void smc_lo_unregister_dmb(struct smcd_dev *dev, struct smcd_dmb *dmb)
 	spin_lock_bh(&lo->lock);
 	hash_del(&dmb->token_node);
 	spin_unlock_bh(&lo->lock);
+	atomic_dec(&lo->registered);
 	smc_lo_dmb_put(lo, dmb);
 }
 
@@ -179,12 +190,18 @@ static struct smcd_dmb *smc_lo_attach_dmb(struct smcd_dev *dev, u64 token)
 	if (dmb && !refcount_inc_not_zero(&dmb->refs))
 		dmb = NULL;
 	spin_unlock_bh(&lo->lock);
-	return dmb ? dmb : ERR_PTR(-ENOENT);
+	if (!dmb)
+		return ERR_PTR(-ENOENT);
+	atomic_inc(&lo->attached);
+	return dmb;
 }
 
 static void smc_lo_detach_dmb(struct smcd_dev *dev, struct smcd_dmb *dmb)
 {
-	smc_lo_dmb_put(smc_lo_of(dev), dmb);
+	struct smc_lo_dev *lo = smc_lo_of(dev);
+
+	atomic_dec(&lo->attached);
+	smc_lo_dmb_put(lo, dmb);
 }
 
 static int smc_lo_move_data(struct smcd_dev *dev, struct smcd_dmb *peer,
@@ -213,6 +230,24 @@ static const struct smcd_dev_ops smc_lo_ops = {
 	.gid_reachable	= smc_lo_gid_reachable,
 };
 
+static int smc_lo_debugfs_show(struct seq_file *m, void *v)
+{
+	struct smc_lo_dev *lo = m->private;
+	unsigned int pooled = 0;
+	u8 c;
+
+	spin_lock_bh(&lo->lock);
+	for (c = 0; c <= SMCD_DMB_MAX_CLASS; c++)
+		pooled += lo->pool_len[c];
+	spin_unlock_bh(&lo->lock);
+	seq_printf(m, "dmbs_registered %d\n", atomic_read(&lo->registered));
+	seq_printf(m, "dmbs_attached %d\n", atomic_read(&lo->attached));
+	seq_printf(m, "dmbs_pooled %u\n", pooled);
+	seq_printf(m, "dmb_bytes %ld\n", atomic_long_read(&lo->bytes));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(smc_lo_debugfs);
+
 int smc_loopback_init(void)
 {
 	struct smc_lo_dev *lo;
@@ -240,6 +275,10 @@ int smc_loopback_init(void)
 	lo->smcd.nocopy = true;
 
 	smc_lo = lo;
+	/* debugfs is optional: failures are not errors */
+	lo->debugfs = debugfs_create_dir("smc", NULL);
+	debugfs_create_file("loopback-ism", 0444, lo->debugfs, lo,
+			    &smc_lo_debugfs_fops);
 	return smcd_dev_register(&lo->smcd);
 }
 
@@ -252,10 +291,11 @@ void smc_loopback_exit(void)
 	if (!lo)
 		return;
 	smcd_dev_unregister(&lo->smcd);
+	debugfs_remove(lo->debugfs);
 	WARN_ON(!hash_empty(lo->tokens));
 	for (c = 0; c <= SMCD_DMB_MAX_CLASS; c++)
 		list_for_each_entry_safe(dmb, tmp, &lo->pool[c], pool_node)
-			smc_lo_dmb_free(dmb);
+			smc_lo_dmb_free(lo, dmb);
 	ida_destroy(&lo->sba_ida);
 	kfree(lo);
 	smc_lo = NULL;
