@@ -86,6 +86,8 @@ struct sock *smc_sock_alloc(struct net *net, struct socket *sock,
 		return NULL;
 
 	sock_init_data(sock, sk);
+	/* a child has no socket yet to take the type from */
+	sk->sk_type = SOCK_STREAM;
 	sk->sk_state = SMC_INIT;
 	sk->sk_protocol = protocol;
 	sk->sk_destruct = smc_destruct;
