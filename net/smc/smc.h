@@ -97,6 +97,24 @@ struct smcd_conn {
 	struct smc_cursor	peer_cons;
 	u8			peer_prod_flags;
 	u8			peer_conn_flags;
+	bool			peer_aborted;	/* its error was reported */
+
+	/*
+	 * Urgent data, under rx_lock.  urg_pos is the urgent byte's place
+	 * in our ring, urg_prod the producer cursor that announced it (a
+	 * header repeating the announcement is not a new urgent byte).
+	 */
+	u8			urg_state;	/* enum smcd_urg_state */
+	u8			urg_byte;
+	struct smc_cursor	urg_pos;
+	struct smc_cursor	urg_prod;
+};
+
+/* What TCP calls urg_data: none, valid (not read by MSG_OOB), read */
+enum smcd_urg_state {
+	SMCD_URG_NONE,
+	SMCD_URG_VALID,
+	SMCD_URG_READ,
 };
 
 /* State a listening socket keeps for connections on their way to accept() */
@@ -259,6 +277,8 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 __poll_t smcd_poll(struct smc_sock *smc);
 int smcd_shutdown(struct smc_sock *smc, int how);
 int smcd_ioctl(struct smc_sock *smc, unsigned int cmd, unsigned long arg);
+ssize_t smcd_splice_read(struct smc_sock *smc, struct pipe_inode_info *pipe,
+			 size_t len, bool nonblock);
 void smcd_send_header(struct smc_sock *smc);
 
 /* smc_netns.c */

@@ -68,6 +68,23 @@ static inline u32 smc_curs_diff(u32 size, const struct smc_cursor *old,
 	return d > 0 ? (u32)d : 0;
 }
 
+static inline bool smc_curs_equal(const struct smc_cursor *a,
+				  const struct smc_cursor *b)
+{
+	return a->wrap == b->wrap && a->count == b->count;
+}
+
+/* Step @c back by one byte in a ring of @size bytes (size > 0). */
+static inline void smc_curs_prev(u32 size, struct smc_cursor *c)
+{
+	if (c->count) {
+		c->count--;
+		return;
+	}
+	c->count = size - 1;
+	c->wrap--;
+}
+
 /*
  * Signed distance from @old to @new: negative when @new lies behind @old
  * (comparing wrap first, then count).

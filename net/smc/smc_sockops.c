@@ -171,7 +171,7 @@ ssize_t smc_splice_read(struct socket *sock, loff_t *ppos,
 	if (rc)
 		return rc;
 	if (READ_ONCE(smc->path) == SMC_PATH_SMCD)
-		return -EOPNOTSUPP;
+		return smcd_splice_read(smc, pipe, len, nonblock);
 	clcsock = smc->clcsock;
 	if (!clcsock || !sock->file)
 		return -ENOTCONN;

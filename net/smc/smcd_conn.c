@@ -22,12 +22,46 @@ bool smc_smcd_enabled;
 
 static atomic_t smcd_lgr_id = ATOMIC_INIT(0);
 
+/*
+ * A header with urgent-present announces the byte before its producer
+ * cursor; repeats of the same announcement are ignored.  rx_lock held.
+ */
+static bool smcd_conn_urgent(struct smcd_conn *c, struct smcd_dmb *dmb,
+			     const struct smcd_cdc_hdr *h)
+{
+	if (!(h->prod_flags & SMC_CDC_PF_URG_PRESENT) ||
+	    smc_curs_equal(&h->prod, &c->urg_prod) ||
+	    smc_curs_equal(&h->prod, &c->peer_prod))
+		return false;
+	c->urg_prod = h->prod;
+	c->urg_pos = h->prod;
+	smc_curs_prev(c->rmb_ring, &c->urg_pos);
+	/* the byte was written before the header that announces it */
+	smp_rmb();
+	c->urg_byte = READ_ONCE(*(u8 *)(dmb->cpu_addr + SMCD_DMB_HDR_LEN +
+					c->urg_pos.count));
+	c->urg_state = SMCD_URG_VALID;
+	return true;
+}
+
+/*
+ * Cursors that point outside the rings: the peer is broken.  (Readers
+ * never take more than a ring's worth, whatever the distance.)
+ */
+static bool smcd_conn_hdr_bad(const struct smcd_conn *c,
+			      const struct smcd_cdc_hdr *h)
+{
+	return h->prod.count >= c->rmb_ring ||
+	       (c->tx_ring && h->cons.count >= c->tx_ring);
+}
+
 /* The peer wrote a new header into our DMB: take the cursors in */
 static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
 {
 	struct smc_sock *smc = priv;
 	struct smcd_conn *c = &smc->smcd;
 	struct sock *sk = &smc->sk;
+	bool urgent, abort;
 	struct smcd_cdc_hdr h;
 	u64 prod, cons;
 
@@ -37,16 +71,30 @@ static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
 	smcd_cdc_unpack_cons(cons, &h);
 
 	spin_lock_bh(&c->rx_lock);
+	if (smcd_conn_hdr_bad(c, &h)) {
+		c->peer_conn_flags |= SMC_CDC_CS_ABORT;
+		spin_unlock_bh(&c->rx_lock);
+		h.conn_state_flags = SMC_CDC_CS_ABORT;
+		urgent = false;
+		goto signal;
+	}
+	urgent = smcd_conn_urgent(c, dmb, &h);
 	c->peer_prod = h.prod;
 	c->peer_cons = h.cons;
 	c->peer_prod_flags = h.prod_flags;
 	c->peer_conn_flags |= h.conn_state_flags;
 	spin_unlock_bh(&c->rx_lock);
 
-	if (h.conn_state_flags & SMC_CDC_CS_ABORT) {
+signal:
+	abort = h.conn_state_flags & SMC_CDC_CS_ABORT;
+	if (abort && !READ_ONCE(c->peer_aborted)) {
+		/* once: a reader that consumed the error sees EOF next */
+		WRITE_ONCE(c->peer_aborted, true);
 		WRITE_ONCE(sk->sk_err, ECONNRESET);
 		sk_error_report(sk);
 	}
+	if (urgent)
+		sk_send_sigurg(sk);
 	/* readers, writers and pollers all recheck their condition */
 	sk->sk_state_change(sk);
 }
@@ -87,8 +135,9 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev)
 	c->rmb_ring = dmb->len - SMCD_DMB_HDR_LEN;
 	dmb->notify = smcd_conn_notify;
 	rcu_assign_pointer(dmb->priv, smc);
-	/* what the application may keep buffered, as SMC sizes it */
-	WRITE_ONCE(smc->sk.sk_rcvbuf, 2 * dmb->len);
+	/* what the application may keep buffered, unless it chose */
+	if (!(smc->sk.sk_userlocks & SOCK_RCVBUF_LOCK))
+		WRITE_ONCE(smc->sk.sk_rcvbuf, 2 * dmb->len);
 	return 0;
 }
 
@@ -103,7 +152,8 @@ static int smcd_conn_attach(struct smc_sock *smc, u64 token)
 	c->peer = peer;
 	c->tx_ring = peer->len - SMCD_DMB_HDR_LEN;
 	*(u8 *)peer->cpu_addr = SMC_CDC_MSG_TYPE;
-	WRITE_ONCE(smc->sk.sk_sndbuf, 2 * peer->len);
+	if (!(smc->sk.sk_userlocks & SOCK_SNDBUF_LOCK))
+		WRITE_ONCE(smc->sk.sk_sndbuf, 2 * peer->len);
 	return 0;
 }
 
@@ -393,24 +443,28 @@ out:
 }
 
 /*
- * Release of an SMC-D socket: tell the peer (abort if we leave data
- * unread), then let go of both DMBs.
+ * Release of an SMC-D socket: tell the peer, then let go of both DMBs.
+ * As TCP sends a reset, we abort when we leave data unread or the
+ * application asked for it with SO_LINGER {1, 0}.
  */
 void smcd_conn_close(struct smc_sock *smc)
 {
 	struct smcd_conn *c = &smc->smcd;
 	struct smcd_dmb *peer = c->peer;
-	bool unread;
+	struct sock *sk = &smc->sk;
+	bool abort;
 
 	if (!c->dev)
 		return;
 	if (peer) {
 		spin_lock_bh(&c->rx_lock);
-		unread = smc_curs_diff(c->rmb_ring, &c->rx_cons, &c->peer_prod);
+		abort = smc_curs_diff(c->rmb_ring, &c->rx_cons, &c->peer_prod);
 		spin_unlock_bh(&c->rx_lock);
+		if (sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime)
+			abort = true;
 		spin_lock_bh(&c->tx_lock);
-		c->tx_conn_flags |= unread ? SMC_CDC_CS_ABORT :
-					     SMC_CDC_CS_CLOSED;
+		c->tx_conn_flags |= abort ? SMC_CDC_CS_ABORT :
+					    SMC_CDC_CS_CLOSED;
 		spin_unlock_bh(&c->tx_lock);
 		smcd_send_header(smc);
 	}

@@ -11,9 +11,12 @@
  * doorbell is rung after it is dropped.
  */
 
+#include <linux/bvec.h>
 #include <linux/net.h>
+#include <linux/pipe_fs_i.h>
 #include <linux/poll.h>
 #include <linux/sockios.h>
+#include <linux/splice.h>
 #include <linux/uio.h>
 #include <net/sock.h>
 #include <asm/ioctls.h>
@@ -70,7 +73,47 @@ static u32 smcd_rx_avail(struct smcd_conn *c, const struct smc_cursor *cons)
 	spin_lock_bh(&c->rx_lock);
 	prod = c->peer_prod;
 	spin_unlock_bh(&c->rx_lock);
-	return smc_curs_diff(c->rmb_ring, cons, &prod);
+	return min(smc_curs_diff(c->rmb_ring, cons, &prod), c->rmb_ring);
+}
+
+/* What a reader at @cons sees: bytes, and the distance to the mark */
+struct smcd_rx_view {
+	u32	avail;
+	u32	to_mark;	/* U32_MAX: no urgent byte ahead */
+	u8	urg_state;
+};
+
+static void smcd_rx_look(struct smcd_conn *c, const struct smc_cursor *cons,
+			 struct smcd_rx_view *v)
+{
+	struct smc_cursor prod;
+
+	spin_lock_bh(&c->rx_lock);
+	prod = c->peer_prod;
+	v->urg_state = c->urg_state;
+	/* while urgent state exists, rx_cons is not past the urgent byte */
+	v->to_mark = c->urg_state == SMCD_URG_NONE ? U32_MAX :
+		     smc_curs_diff(c->rmb_ring, cons, &c->urg_pos);
+	spin_unlock_bh(&c->rx_lock);
+	v->avail = min(smc_curs_diff(c->rmb_ring, cons, &prod), c->rmb_ring);
+}
+
+/* Normal data ahead of @v's reader: an urgent byte read apart is none */
+static u32 smcd_rx_normal(struct sock *sk, const struct smcd_rx_view *v)
+{
+	if (v->to_mark < v->avail && !sock_flag(sk, SOCK_URGINLINE))
+		return v->avail - 1;
+	return v->avail;
+}
+
+/*
+ * SO_RCVLOWAT as TCP applies it, but never more than the ring holds:
+ * the peer cannot produce more than that before we read.
+ */
+static int smcd_rcv_target(struct sock *sk, struct smcd_conn *c,
+			   bool waitall, size_t len)
+{
+	return min_t(int, sock_rcvlowat(sk, waitall, len), c->rmb_ring);
 }
 
 static u8 smcd_peer_flags(struct smcd_conn *c)
@@ -105,6 +148,27 @@ static int smcd_copy_in(struct smcd_conn *c, struct msghdr *msg, u32 n)
 	return 0;
 }
 
+/*
+ * Producer flags of a push.  With MSG_OOB the last byte of the call is
+ * the urgent byte: urgent-pending until it is written, urgent-present
+ * on the push that ends with it.  The flags stay in our header until
+ * the next push; the receiver knows a repeat by its producer cursor.
+ * tx_lock held.
+ */
+static void smcd_tx_flags(struct smcd_conn *c, bool more, bool oob)
+{
+	u8 f = c->tx_prod_flags & ~(SMC_CDC_PF_WRITE_BLOCKED |
+				    SMC_CDC_PF_URG_PENDING |
+				    SMC_CDC_PF_URG_PRESENT);
+
+	if (more)
+		f |= SMC_CDC_PF_WRITE_BLOCKED;
+	if (oob)
+		f |= SMC_CDC_PF_URG_PENDING |
+		     (more ? 0 : SMC_CDC_PF_URG_PRESENT);
+	c->tx_prod_flags = f;
+}
+
 int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
@@ -114,9 +178,6 @@ int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 	long timeo;
 	int rc = 0;
 	u32 space, n;
-
-	if (msg->msg_flags & MSG_OOB)
-		return -EOPNOTSUPP;
 
 	lock_sock(sk);
 	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
@@ -148,10 +209,7 @@ int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 			break;
 		spin_lock_bh(&c->tx_lock);
 		smc_curs_add(c->tx_ring, &c->tx_prod, n);
-		if (n < len - copied)
-			c->tx_prod_flags |= SMC_CDC_PF_WRITE_BLOCKED;
-		else
-			c->tx_prod_flags &= ~SMC_CDC_PF_WRITE_BLOCKED;
+		smcd_tx_flags(c, n < len - copied, msg->msg_flags & MSG_OOB);
 		spin_unlock_bh(&c->tx_lock);
 		smcd_send_header(smc);
 		copied += n;
@@ -182,7 +240,7 @@ static int smcd_copy_out(struct smcd_conn *c, struct msghdr *msg,
 }
 
 /* After a read: tell the peer about freed space when worth it */
-static void smcd_cons_update(struct smc_sock *smc)
+static void smcd_cons_update(struct smc_sock *smc, bool force)
 {
 	struct smcd_conn *c = &smc->smcd;
 	u32 consumed, outstanding;
@@ -197,8 +255,64 @@ static void smcd_cons_update(struct smc_sock *smc)
 	consumed = smc_curs_diff(c->rmb_ring, &c->rx_cons_sent, &c->rx_cons);
 	outstanding = smc_curs_diff(c->rmb_ring, &c->rx_cons_sent, &prod);
 	if (smc_cdc_cons_update_needed(c->rmb_ring, consumed, outstanding,
-				       blocked, false))
+				       blocked, force))
 		smcd_send_header(smc);
+}
+
+/* rx_cons moved past the urgent byte: TCP forgets its urgent data */
+static void smcd_urg_passed(struct smcd_conn *c, u32 moved, u32 to_mark)
+{
+	if (to_mark >= moved)
+		return;
+	spin_lock_bh(&c->rx_lock);
+	c->urg_state = SMCD_URG_NONE;
+	spin_unlock_bh(&c->rx_lock);
+}
+
+/* recv(MSG_OOB): the urgent byte, once, unless it is read inline */
+static int smcd_recv_urg(struct smc_sock *smc, struct msghdr *msg,
+			 size_t len, int flags)
+{
+	struct smcd_conn *c = &smc->smcd;
+	u8 state, byte;
+
+	if (sock_flag(&smc->sk, SOCK_URGINLINE))
+		return -EINVAL;
+	spin_lock_bh(&c->rx_lock);
+	state = c->urg_state;
+	byte = c->urg_byte;
+	if (state == SMCD_URG_VALID && !(flags & MSG_PEEK))
+		c->urg_state = SMCD_URG_READ;
+	spin_unlock_bh(&c->rx_lock);
+	if (state != SMCD_URG_VALID)
+		return -EINVAL;
+
+	msg->msg_flags |= MSG_OOB;
+	if (!len) {
+		msg->msg_flags |= MSG_TRUNC;
+		return 0;
+	}
+	if (!(flags & MSG_TRUNC) && memcpy_to_msg(msg, &byte, 1))
+		return -EFAULT;
+	return 1;
+}
+
+/* Nothing to read: 1 to stop with what we have, 0 to wait, or an error */
+static int smcd_recv_idle(struct smc_sock *smc, size_t copied, int target)
+{
+	struct smcd_conn *c = &smc->smcd;
+	struct sock *sk = &smc->sk;
+
+	if (copied >= target)
+		return 1;
+	/* as TCP: end of stream before an error that came after it */
+	if (smcd_peer_flags(c) & (SMC_CDC_CS_DONE_WRITING | SMC_CDC_CS_CLOSED))
+		return 1;
+	if (sk->sk_err)
+		return copied ? 1 : sock_error(sk);
+	if (smcd_peer_done(c) || (sk->sk_shutdown & RCV_SHUTDOWN))
+		return 1;
+	return 0;
 }
 
 int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
@@ -206,29 +320,50 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct smcd_conn *c = &smc->smcd;
+	bool peek = flags & MSG_PEEK;
 	struct sock *sk = &smc->sk;
+	bool past_mark = false;
+	struct smcd_rx_view v;
 	struct smc_cursor cons;
 	size_t copied = 0;
 	int rc = 0, target;
 	long timeo;
-	u32 avail, n;
+	u32 n;
 
 	if (flags & MSG_OOB)
-		return -EINVAL;
+		return smcd_recv_urg(smc, msg, len, flags);
+	if (!c->rmb)
+		return -ENOTCONN;
 
 	lock_sock(sk);
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
-	target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
+	target = smcd_rcv_target(sk, c, flags & MSG_WAITALL, len);
 	cons = c->rx_cons;
 	add_wait_queue(sk_sleep(sk), &wait);
-	while (copied < len) {
-		avail = c->rmb ? smcd_rx_avail(c, &cons) : 0;
-		if (!avail) {
-			if (copied >= target || smcd_peer_done(c) ||
-			    (sk->sk_shutdown & RCV_SHUTDOWN))
+	for (;;) {
+		smcd_rx_look(c, &cons, &v);
+		if (past_mark)
+			v.to_mark = U32_MAX;
+		if (v.avail && !v.to_mark) {
+			/* reads stop at the urgent mark */
+			if (copied)
 				break;
-			if (sk->sk_err) {
-				rc = sock_error(sk);
+			if (!sock_flag(sk, SOCK_URGINLINE)) {
+				/* not part of the stream: step over it */
+				smc_curs_add(c->rmb_ring, &cons, 1);
+				past_mark = true;
+				if (!peek) {
+					c->rx_cons = cons;
+					smcd_urg_passed(c, 1, 0);
+					smcd_cons_update(smc, true);
+				}
+				continue;
+			}
+		}
+		if (!v.avail) {
+			rc = smcd_recv_idle(smc, copied, target);
+			if (rc) {
+				rc = rc > 0 ? 0 : rc;
 				break;
 			}
 			rc = smc_may_sleep(timeo);
@@ -239,18 +374,25 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 				      READ_ONCE(sk->sk_err), &wait);
 			continue;
 		}
+		if (copied >= len)
+			break;
 		/* the cursor was read before the data it covers */
 		smp_rmb();
-		n = min_t(size_t, avail, len - copied);
+		n = min_t(size_t, v.avail, len - copied);
+		if (v.to_mark)
+			n = min(n, v.to_mark);
 		rc = smcd_copy_out(c, msg, &cons, n);
 		if (rc)
 			break;
 		smc_curs_add(c->rmb_ring, &cons, n);
 		copied += n;
-		if (flags & MSG_PEEK)
+		if (v.to_mark < n)
+			past_mark = true;
+		if (peek)
 			continue;
 		c->rx_cons = cons;
-		smcd_cons_update(smc);
+		smcd_urg_passed(c, n, v.to_mark);
+		smcd_cons_update(smc, v.to_mark < n);
 	}
 	remove_wait_queue(sk_sleep(sk), &wait);
 	release_sock(sk);
@@ -262,12 +404,21 @@ __poll_t smcd_poll(struct smc_sock *smc)
 	struct smcd_conn *c = &smc->smcd;
 	struct sock *sk = &smc->sk;
 	u8 shut = READ_ONCE(sk->sk_shutdown);
+	struct smcd_rx_view v = {};
 	__poll_t mask = 0;
+	u32 readable;
 
 	if (READ_ONCE(sk->sk_err))
 		mask |= EPOLLERR;
-	if (c->rmb && smcd_rx_avail(c, &c->rx_cons))
-		mask |= EPOLLIN | EPOLLRDNORM;
+	if (c->rmb) {
+		smcd_rx_look(c, &c->rx_cons, &v);
+		readable = smcd_rx_normal(sk, &v);
+		if (readable && readable >= smcd_rcv_target(sk, c, false,
+							    INT_MAX))
+			mask |= EPOLLIN | EPOLLRDNORM;
+		if (v.urg_state == SMCD_URG_VALID)
+			mask |= EPOLLPRI;
+	}
 	if (smcd_peer_done(c) || (shut & RCV_SHUTDOWN))
 		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
 	if (shut & SEND_SHUTDOWN || smcd_peer_gone(c))
@@ -303,18 +454,99 @@ int smcd_shutdown(struct smc_sock *smc, int how)
 int smcd_ioctl(struct smc_sock *smc, unsigned int cmd, unsigned long arg)
 {
 	struct smcd_conn *c = &smc->smcd;
+	struct smcd_rx_view v;
 	int answ;
 
 	switch (cmd) {
 	case SIOCINQ:
-		answ = c->rmb ? smcd_rx_avail(c, &c->rx_cons) : 0;
+		answ = 0;
+		if (c->rmb) {
+			lock_sock(&smc->sk);
+			smcd_rx_look(c, &c->rx_cons, &v);
+			release_sock(&smc->sk);
+			answ = smcd_rx_normal(&smc->sk, &v);
+		}
 		break;
 	case SIOCOUTQ:
 	case SIOCOUTQNSD:
-		answ = c->peer ? c->tx_ring - smcd_tx_space(c) : 0;
+		/* no copy: what we sent is in the peer's buffer already */
+		answ = 0;
+		break;
+	case SIOCATMARK:
+		answ = 0;
+		if (c->rmb) {
+			lock_sock(&smc->sk);
+			smcd_rx_look(c, &c->rx_cons, &v);
+			release_sock(&smc->sk);
+			answ = v.urg_state != SMCD_URG_NONE && !v.to_mark;
+		}
 		break;
 	default:
 		return -ENOIOCTLCMD;
 	}
 	return put_user(answ, (int __user *)arg);
+}
+
+#define SMCD_SPLICE_PAGES	16
+
+static void smcd_spd_release(struct splice_pipe_desc *spd, unsigned int i)
+{
+	put_page(spd->pages[i]);
+}
+
+/*
+ * splice() out of the socket: read into fresh pages and hand them to
+ * the pipe.  The pipe is locked by the caller, so the room we see is
+ * the room we get.
+ */
+ssize_t smcd_splice_read(struct smc_sock *smc, struct pipe_inode_info *pipe,
+			 size_t len, bool nonblock)
+{
+	struct partial_page partial[SMCD_SPLICE_PAGES];
+	struct bio_vec bvec[SMCD_SPLICE_PAGES];
+	struct page *pages[SMCD_SPLICE_PAGES];
+	struct splice_pipe_desc spd = {
+		.pages		= pages,
+		.partial	= partial,
+		.nr_pages_max	= SMCD_SPLICE_PAGES,
+		.ops		= &nosteal_pipe_buf_ops,
+		.spd_release	= smcd_spd_release,
+	};
+	struct msghdr msg = {};
+	unsigned int room, i, n;
+	ssize_t rc;
+
+	room = pipe->max_usage - pipe_occupancy(pipe->head, pipe->tail);
+	n = min_t(size_t, min_t(unsigned int, room, SMCD_SPLICE_PAGES),
+		  DIV_ROUND_UP(len, PAGE_SIZE));
+	if (!n)
+		return len ? -EAGAIN : 0;
+	for (i = 0; i < n; i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		if (!pages[i])
+			break;
+		bvec[i].bv_page = pages[i];
+		bvec[i].bv_offset = 0;
+		bvec[i].bv_len = PAGE_SIZE;
+	}
+	n = i;
+	if (!n)
+		return -ENOMEM;
+	len = min_t(size_t, len, n * PAGE_SIZE);
+	iov_iter_bvec(&msg.msg_iter, ITER_DEST, bvec, n, len);
+	rc = smcd_recvmsg(smc, &msg, len, nonblock ? MSG_DONTWAIT : 0);
+
+	for (i = 0; i < n; i++) {
+		if (rc > 0 && i * PAGE_SIZE < rc) {
+			partial[i].offset = 0;
+			partial[i].len = min_t(size_t, PAGE_SIZE,
+					       rc - i * PAGE_SIZE);
+			spd.nr_pages++;
+		} else {
+			put_page(pages[i]);
+		}
+	}
+	if (rc <= 0)
+		return rc;
+	return splice_to_pipe(pipe, &spd);
 }

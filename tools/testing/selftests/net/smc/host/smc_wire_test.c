@@ -1102,6 +1102,30 @@ static void test_curs_add(void)
 	CHECK(c.wrap == 8 && c.count == 536870911);
 }
 
+static void test_curs_prev_equal(void)
+{
+	struct smc_cursor c = { .wrap = 3, .count = 1 }, d = c;
+
+	CHECK(smc_curs_equal(&c, &d));
+	smc_curs_prev(100, &c);
+	CHECK(c.wrap == 3 && c.count == 0);
+	CHECK(!smc_curs_equal(&c, &d));
+	smc_curs_prev(100, &c);
+	CHECK(c.wrap == 2 && c.count == 99);
+	smc_curs_add(100, &c, 2);
+	CHECK(smc_curs_equal(&c, &d));
+	/* the byte before the first wrap of the 16-bit counter */
+	c.wrap = 0;
+	c.count = 0;
+	smc_curs_prev(100, &c);
+	CHECK(c.wrap == 0xFFFF && c.count == 99);
+	d.wrap = 0xFFFF;
+	d.count = 99;
+	CHECK(smc_curs_equal(&c, &d));
+	d.wrap = 0;
+	CHECK(!smc_curs_equal(&c, &d));
+}
+
 static void test_curs_diff(void)
 {
 	struct smc_cursor a = { 0, 10 }, b = { 0, 30 };
@@ -1306,6 +1330,7 @@ static const struct test tests[] = {
 	{ "decline_codes", test_decline_codes },
 	{ "buf_compress", test_buf_compress },
 	{ "cursor_add", test_curs_add },
+	{ "cursor_prev_equal", test_curs_prev_equal },
 	{ "cursor_diff", test_curs_diff },
 	{ "cursor_comp_stale_seq", test_curs_comp_stale },
 	{ "cursor_free_readable", test_curs_space },
