@@ -1,0 +1,2186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hostile_peer - a plain TCP peer that claims SMC capability.
+ *
+ * A cgroup-v2 sock_ops BPF program (assembled by hand below, no clang
+ * or libbpf needed) writes the SMC experimental TCP option into the SYN
+ * and SYN-ACK of every TCP socket created inside a private cgroup.  The
+ * AF_SMC sockets under test are created outside that cgroup, so the
+ * kernel treats our plain TCP sockets as SMC peers and runs the CLC
+ * handshake with them, whatever bytes we send.
+ *
+ *   hostile_peer suite
+ *	KTAP suite: malformed CLC messages against an AF_SMC listener
+ *	(client cases), malformed or declining answers to an AF_SMC
+ *	client (server cases), then a normal SMC-D connection and leak
+ *	checks.  Needs root and the smc and smc_diag modules with the
+ *	module parameter smcd=1 (hostile.sh sets it).
+ *
+ *   hostile_peer decline-server PORT CODE
+ *	Listen on 127.0.0.1:PORT, answer the Proposal of one client with
+ *	a Decline carrying CODE, then echo the byte stream until EOF.
+ *	Prints "ready" once listening and "proposal ok ..." / "decline
+ *	sent" on stdout.  Exit 0 on success, 1 on error, 4 if BPF or
+ *	cgroup v2 is unavailable.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/bpf.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+
+#include "ktap.h"
+#include "smc_diag_util.h"
+#include "timeutil.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC	0x63677270
+#endif
+
+/* CLC facts, from the protocol description (not the module's headers) */
+#define EYE_R		0xE2D4C3D9u	/* EBCDIC "SMCR" */
+#define EYE_D		0xE2D4C3C4u	/* EBCDIC "SMCD" */
+#define CLC_PROPOSAL	1
+#define CLC_ACCEPT	2
+#define CLC_CONFIRM	3
+#define CLC_DECLINE	4
+#define TYPE_R		0
+#define TYPE_D		1
+#define TYPE_N		2
+#define DECL_LEN_V1	28
+#define DECL_LEN_V2	44
+#define CLC_MAX		652
+
+#define R_PEERNOSMC	0x03010000u
+#define R_NOSMCDEV	0x03030000u
+#define R_NOSMCDDEV	0x03030001u
+#define R_NOV2DEXT	0x03030005u
+#define R_NOSMCD2DEV	0x03030007u
+#define R_NOUEID	0x03030008u
+#define R_MODEUNSUPP	0x03040000u
+#define R_MAX_DMB	0x030d0000u
+#define R_PEERDECL	0x05000000u
+#define R_MEM		0x01010000u
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#define CLC_TIMEOUT_MS	6000
+#define QUICK_MS	3000	/* answer to a malformed message */
+#define SLOW_MS		15000	/* CLC timeout plus slack under TCG */
+
+/* ------------------------------------------------------------------ */
+/* byte helpers */
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, v >> 16);
+	put16(p + 2, v);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, v >> 32);
+	put32(p + 4, v);
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)get16(p) << 16 | get16(p + 2);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) << 32 | get32(p + 4);
+}
+
+static void clc_hdr(uint8_t *b, uint32_t eye, uint8_t type, uint16_t len,
+		    uint8_t byte7)
+{
+	put32(b, eye);
+	b[4] = type;
+	put16(b + 5, len);
+	b[7] = byte7;
+}
+
+/* ------------------------------------------------------------------ */
+/* cgroup v2 */
+
+static char cg_mnt[256], cg_orig[1024], cg_peer[512], cg_app[512];
+static int cg_mounted;
+
+static int cg_write_pid(const char *dir)
+{
+	char path[1100], pid[32];
+	int fd, n, rc = 0;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(pid, sizeof(pid), "%d\n", getpid());
+	if (write(fd, pid, n) != n)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/* Sockets belong to the cgroup their creator was in at socket() time */
+static void cg_enter_peer(void)
+{
+	if (cg_write_pid(cg_peer))
+		ktap_diag("cannot join %s: %s", cg_peer, strerror(errno));
+}
+
+static void cg_enter_app(void)
+{
+	if (cg_write_pid(cg_app))
+		ktap_diag("cannot join %s: %s", cg_app, strerror(errno));
+}
+
+static int cg_find_mount(void)
+{
+	char line[1024], dev[256], dir[256], type[64];
+	struct statfs sfs;
+	FILE *f;
+
+	f = fopen("/proc/self/mounts", "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "%255s %255s %63s", dev, dir,
+				   type) != 3)
+				continue;
+			if (!strcmp(type, "cgroup2")) {
+				snprintf(cg_mnt, sizeof(cg_mnt), "%s", dir);
+				fclose(f);
+				return 0;
+			}
+		}
+		fclose(f);
+	}
+	snprintf(cg_mnt, sizeof(cg_mnt), "/tmp/smc-hostile-cg.XXXXXX");
+	if (!mkdtemp(cg_mnt))
+		return -errno;
+	if (mount("none", cg_mnt, "cgroup2", 0, NULL)) {
+		int err = -errno;
+
+		rmdir(cg_mnt);
+		return err;
+	}
+	if (statfs(cg_mnt, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		umount(cg_mnt);
+		rmdir(cg_mnt);
+		return -ENODEV;
+	}
+	cg_mounted = 1;
+	return 0;
+}
+
+static void cg_cleanup(void)
+{
+	if (!cg_peer[0])
+		return;
+	if (cg_write_pid(cg_orig))
+		cg_write_pid(cg_mnt);
+	rmdir(cg_peer);
+	rmdir(cg_app);
+	cg_peer[0] = 0;
+	if (cg_mounted) {
+		umount(cg_mnt);
+		rmdir(cg_mnt);
+	}
+}
+
+static int cg_setup(char *why, size_t len)
+{
+	char line[600], *rel = NULL;
+	FILE *f;
+	int rc;
+
+	rc = cg_find_mount();
+	if (rc) {
+		snprintf(why, len, "no cgroup v2: %s", strerror(-rc));
+		return rc;
+	}
+	f = fopen("/proc/self/cgroup", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = 0;
+			rel = line + 3;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	snprintf(cg_orig, sizeof(cg_orig), "%s%s", cg_mnt,
+		 rel && strcmp(rel, "/") ? rel : "");
+	snprintf(cg_peer, sizeof(cg_peer), "%s/smc_hostile_peer.%d", cg_mnt,
+		 getpid());
+	snprintf(cg_app, sizeof(cg_app), "%s/smc_hostile_app.%d", cg_mnt,
+		 getpid());
+	if (mkdir(cg_peer, 0755) || mkdir(cg_app, 0755)) {
+		snprintf(why, len, "mkdir in %.200s: %s", cg_mnt, strerror(errno));
+		rmdir(cg_peer);
+		cg_peer[0] = 0;
+		return -1;
+	}
+	atexit(cg_cleanup);
+	if (cg_write_pid(cg_app)) {
+		snprintf(why, len, "cannot move into %.200s: %s", cg_app,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the sock_ops program, assembled by hand */
+
+#define I_ALU64_IMM(op, dst, imm) \
+	((struct bpf_insn){ BPF_ALU64 | BPF_K | (op), dst, 0, 0, imm })
+#define I_MOV64_REG(dst, src) \
+	((struct bpf_insn){ BPF_ALU64 | BPF_X | BPF_MOV, dst, src, 0, 0 })
+#define I_LDX_W(dst, src, off) \
+	((struct bpf_insn){ BPF_LDX | BPF_MEM | BPF_W, dst, src, off, 0 })
+#define I_ST_B(dst, off, imm) \
+	((struct bpf_insn){ BPF_ST | BPF_MEM | BPF_B, dst, 0, off, imm })
+#define I_CALL(fn) \
+	((struct bpf_insn){ BPF_JMP | BPF_CALL, 0, 0, 0, fn })
+#define I_EXIT() \
+	((struct bpf_insn){ BPF_JMP | BPF_EXIT, 0, 0, 0, 0 })
+/* conditional jumps to a label; off is patched by prog_link() */
+#define I_JEQ_IMM(dst, imm, label) \
+	((struct bpf_insn){ BPF_JMP | BPF_K | BPF_JEQ, dst, 0, label, imm })
+#define I_JA(label) \
+	((struct bpf_insn){ BPF_JMP | BPF_JA, 0, 0, label, 0 })
+
+enum { LBL_SET = 1, LBL_LEN, LBL_WRITE, LBL_OUT, LBL_NR };
+
+#define R1 BPF_REG_1
+#define R2 BPF_REG_2
+#define R3 BPF_REG_3
+#define R4 BPF_REG_4
+#define R6 BPF_REG_6
+#define R10 BPF_REG_10
+#define OFF_OP		offsetof(struct bpf_sock_ops, op)
+#define OFF_FLAGS	offsetof(struct bpf_sock_ops, skb_tcp_flags)
+#define TCP_FLAG_SYN	0x02
+
+static const uint8_t smc_opt[6] = { 254, 6, 0xE2, 0xD4, 0xC3, 0xD9 };
+
+static int bpf_sys(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+/*
+ * TCP_CONNECT_CB / TCP_LISTEN_CB: ask for the header option callbacks.
+ * HDR_OPT_LEN_CB on SYN or SYN-ACK: reserve 6 bytes.
+ * WRITE_HDR_OPT_CB on SYN or SYN-ACK: store kind 254, len 6, magic.
+ */
+static int prog_build(struct bpf_insn *p, int *labels)
+{
+	int n = 0, i;
+
+	p[n++] = I_MOV64_REG(R6, R1);
+	p[n++] = I_LDX_W(R2, R6, OFF_OP);
+	p[n++] = I_JEQ_IMM(R2, BPF_SOCK_OPS_TCP_CONNECT_CB, LBL_SET);
+	p[n++] = I_JEQ_IMM(R2, BPF_SOCK_OPS_TCP_LISTEN_CB, LBL_SET);
+	p[n++] = I_JEQ_IMM(R2, BPF_SOCK_OPS_HDR_OPT_LEN_CB, LBL_LEN);
+	p[n++] = I_JEQ_IMM(R2, BPF_SOCK_OPS_WRITE_HDR_OPT_CB, LBL_WRITE);
+	p[n++] = I_JA(LBL_OUT);
+
+	labels[LBL_SET] = n;
+	p[n++] = I_MOV64_REG(R1, R6);
+	p[n++] = I_ALU64_IMM(BPF_MOV, R2, BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG);
+	p[n++] = I_CALL(BPF_FUNC_sock_ops_cb_flags_set);
+	p[n++] = I_JA(LBL_OUT);
+
+	labels[LBL_LEN] = n;
+	p[n++] = I_LDX_W(R2, R6, OFF_FLAGS);
+	p[n++] = I_ALU64_IMM(BPF_AND, R2, TCP_FLAG_SYN);
+	p[n++] = I_JEQ_IMM(R2, 0, LBL_OUT);
+	p[n++] = I_MOV64_REG(R1, R6);
+	p[n++] = I_ALU64_IMM(BPF_MOV, R2, sizeof(smc_opt));
+	p[n++] = I_ALU64_IMM(BPF_MOV, R3, 0);
+	p[n++] = I_CALL(BPF_FUNC_reserve_hdr_opt);
+	p[n++] = I_JA(LBL_OUT);
+
+	labels[LBL_WRITE] = n;
+	p[n++] = I_LDX_W(R2, R6, OFF_FLAGS);
+	p[n++] = I_ALU64_IMM(BPF_AND, R2, TCP_FLAG_SYN);
+	p[n++] = I_JEQ_IMM(R2, 0, LBL_OUT);
+	for (i = 0; i < (int)sizeof(smc_opt); i++)
+		p[n++] = I_ST_B(R10, -8 + i, smc_opt[i]);
+	p[n++] = I_MOV64_REG(R1, R6);
+	p[n++] = I_MOV64_REG(R2, R10);
+	p[n++] = I_ALU64_IMM(BPF_ADD, R2, -8);
+	p[n++] = I_ALU64_IMM(BPF_MOV, R3, sizeof(smc_opt));
+	p[n++] = I_ALU64_IMM(BPF_MOV, R4, 0);
+	p[n++] = I_CALL(BPF_FUNC_store_hdr_opt);
+
+	labels[LBL_OUT] = n;
+	p[n++] = I_ALU64_IMM(BPF_MOV, BPF_REG_0, 1);
+	p[n++] = I_EXIT();
+	return n;
+}
+
+static void prog_link(struct bpf_insn *p, int n, const int *labels)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		uint8_t cls = BPF_CLASS(p[i].code), op = BPF_OP(p[i].code);
+
+		if (cls != BPF_JMP || op == BPF_CALL || op == BPF_EXIT)
+			continue;
+		p[i].off = labels[p[i].off] - (i + 1);
+	}
+}
+
+static int bpf_setup(char *why, size_t len)
+{
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	static char log[8192];
+	struct bpf_insn insns[64];
+	int labels[LBL_NR] = { 0 };
+	union bpf_attr attr;
+	int n, prog, cg;
+
+	setrlimit(RLIMIT_MEMLOCK, &rl);	/* for kernels before 5.11 */
+	n = prog_build(insns, labels);
+	prog_link(insns, n, labels);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SOCK_OPS;
+	attr.insns = (uintptr_t)insns;
+	attr.insn_cnt = n;
+	attr.license = (uintptr_t)"GPL";
+	attr.log_buf = (uintptr_t)log;
+	attr.log_size = sizeof(log);
+	attr.log_level = 1;
+	prog = bpf_sys(BPF_PROG_LOAD, &attr);
+	if (prog < 0) {
+		int err = errno;
+
+		log[sizeof(log) - 1] = 0;
+		if (log[0])
+			fprintf(stderr, "verifier log:\n%s\n", log);
+		snprintf(why, len, "BPF_PROG_LOAD sock_ops: %s",
+			 strerror(err));
+		return -1;
+	}
+
+	cg = open(cg_peer, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg < 0) {
+		snprintf(why, len, "open %.200s: %s", cg_peer, strerror(errno));
+		close(prog);
+		return -1;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.target_fd = cg;
+	attr.attach_bpf_fd = prog;
+	attr.attach_type = BPF_CGROUP_SOCK_OPS;
+	if (bpf_sys(BPF_PROG_ATTACH, &attr)) {
+		snprintf(why, len, "BPF_PROG_ATTACH sock_ops: %s",
+			 strerror(errno));
+		close(cg);
+		close(prog);
+		return -1;
+	}
+	/* the attachment dies with the cgroup directory */
+	close(cg);
+	close(prog);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* sockets */
+
+static void set_timeouts(int fd, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+static void set_nonblock(int fd, int on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
+}
+
+static struct sockaddr_in lo_addr(uint16_t port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons(port);
+	return a;
+}
+
+static int listen_on(int family, int proto, uint16_t port, uint16_t *bound)
+{
+	struct sockaddr_in a = lo_addr(port);
+	socklen_t alen = sizeof(a);
+	int fd, one = 1;
+
+	fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, proto);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 16) ||
+	    getsockname(fd, (struct sockaddr *)&a, &alen)) {
+		close(fd);
+		return -1;
+	}
+	*bound = ntohs(a.sin_port);
+	return fd;
+}
+
+/* Plain TCP connect from inside the peer cgroup: SYN carries the option */
+static int hostile_connect(uint16_t port)
+{
+	struct sockaddr_in a = lo_addr(port);
+	int fd;
+
+	cg_enter_peer();
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cg_enter_app();
+	if (fd < 0)
+		return -1;
+	set_timeouts(fd, QUICK_MS);
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int send_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Read until @want bytes, EOF, an error or @ms elapsed.  Returns the
+ * number of bytes read; *end is 0 (complete), 'E' (EOF), 'R' (error,
+ * errno in *err) or 'T' (timeout).
+ */
+static int recv_upto(int fd, uint8_t *buf, int want, int ms, int *end,
+		     int *err)
+{
+	long deadline = now_ms() + ms;
+	int got = 0;
+
+	*end = 0;
+	*err = 0;
+	while (got < want) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		long left = deadline - now_ms();
+		ssize_t n;
+
+		if (left <= 0) {
+			*end = 'T';
+			break;
+		}
+		if (poll(&pfd, 1, left) <= 0)
+			continue;
+		n = recv(fd, buf + got, want - got, MSG_DONTWAIT);
+		if (n == 0) {
+			*end = 'E';
+			break;
+		}
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			*end = 'R';
+			*err = errno;
+			break;
+		}
+		got += n;
+	}
+	return got;
+}
+
+/* Read one CLC message: header, then the rest as the length says */
+static int recv_clc(int fd, uint8_t *buf, int max, int ms, int *end,
+		    int *err)
+{
+	int got, len;
+
+	got = recv_upto(fd, buf, 8, ms, end, err);
+	if (got < 8)
+		return got;
+	len = get16(buf + 5);
+	if (len <= 8 || len > max)
+		return got;
+	return got + recv_upto(fd, buf + 8, len - 8, ms, end, err);
+}
+
+static const char *end_name(int end, int err)
+{
+	static char s[64];
+
+	switch (end) {
+	case 0:
+		return "complete";
+	case 'E':
+		return "EOF";
+	case 'T':
+		return "timeout";
+	}
+	snprintf(s, sizeof(s), "error %s", strerror(err));
+	return s;
+}
+
+/* ------------------------------------------------------------------ */
+/* what we learn from our own client's Proposal */
+
+struct ism_entry {
+	uint64_t gid;
+	uint16_t chid;
+};
+
+static struct ism_entry own_ism[8];
+static int own_ism_cnt;
+
+/* ------------------------------------------------------------------ */
+/* Proposal, Decline, Accept/Confirm builders */
+
+struct prop {
+	uint8_t version, typev1, typev2, type, release;
+	uint32_t eye, trl_eye;
+	int eids;
+	int ngid;
+	struct ism_entry gid[10];
+	int set_ipoff, ipoff;
+	int set_v2off, v2off;
+	int set_d2off, d2off;
+	int ipv6_cnt;		/* v1 prefix entries (v1 = D) */
+	int byte47;		/* -1: leave zero */
+	int eid_cnt_field;	/* -1: eids */
+	int gid_cnt_field;	/* -1: ngid */
+};
+
+static void prop_init(struct prop *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->version = 2;
+	p->typev1 = TYPE_N;
+	p->typev2 = TYPE_D;
+	p->type = CLC_PROPOSAL;
+	p->release = 1;
+	p->eye = EYE_R;
+	p->trl_eye = EYE_R;
+	p->eids = 1;
+	p->ngid = 1;
+	p->gid[0].gid = 0x1122334455667788ull;	/* nobody's GID */
+	p->gid[0].chid = 0x0abc;
+	p->byte47 = -1;
+	p->eid_cnt_field = -1;
+	p->gid_cnt_field = -1;
+}
+
+static void prop_own_gids(struct prop *p)
+{
+	int i;
+
+	p->ngid = own_ism_cnt;
+	for (i = 0; i < own_ism_cnt; i++)
+		p->gid[i] = own_ism[i];
+}
+
+static const char test_eid[] = "SMC-SELFTEST-HOSTILE-PEER";
+
+static int prop_build(uint8_t *b, int max, const struct prop *p)
+{
+	int v2 = p->version != 1 && p->typev2 != TYPE_N;
+	int d2 = v2 && (p->typev2 == TYPE_D || p->typev2 == 3);
+	int v1 = p->typev1 != TYPE_N;
+	int len = 80, pfx, e = 0, g, i;
+	uint8_t byte7;
+
+	memset(b, 0, max);
+	if (v1) {
+		pfx = len;
+		len += 8 + 17 * p->ipv6_cnt;
+		/* IPv4 127.0.0.0/8 */
+		b[pfx] = 127;
+		b[pfx + 4] = 8;
+		b[pfx + 7] = p->ipv6_cnt;
+		for (i = 0; i < p->ipv6_cnt; i++) {
+			uint8_t *ent = b + pfx + 8 + 17 * i;
+
+			ent[0] = 0xfd;
+			ent[1] = i;
+			ent[16] = 64;
+		}
+	}
+	if (v2) {
+		e = len;
+		len += 40 + 32 * p->eids;
+		b[e] = p->eid_cnt_field >= 0 ? p->eid_cnt_field : p->eids;
+		b[e + 1] = p->gid_cnt_field >= 0 ? p->gid_cnt_field : p->ngid;
+		b[e + 3] = p->release << 4;
+		put16(b + e + 26, 0x0001);
+		for (i = 0; i < p->eids; i++) {
+			uint8_t *eid = b + e + 40 + 32 * i;
+
+			memset(eid, ' ', 32);
+			memcpy(eid, test_eid, sizeof(test_eid) - 1);
+			eid[sizeof(test_eid) - 1] = '0' + i;
+		}
+		put16(b + 50, p->set_v2off ? p->v2off : e - 52);
+		put16(b + e + 6, p->set_d2off ? p->d2off :
+			d2 ? 32 + 32 * p->eids : 0);
+	}
+	if (d2) {
+		g = len;
+		len += 48 + 10 * p->ngid;
+		for (i = 0; i < p->ngid; i++) {
+			put64(b + g + 48 + 10 * i, p->gid[i].gid);
+			put16(b + g + 56 + 10 * i, p->gid[i].chid);
+		}
+	}
+	len += 4;
+	if (len > max)
+		return -1;
+	put16(b + 38, p->set_ipoff ? p->ipoff : v1 ? 40 : 0);
+	if (p->byte47 >= 0)
+		b[47] = p->byte47;
+	/* a v1 Proposal has no v2 type bits */
+	byte7 = p->version << 4 | p->typev1;
+	if (p->version != 1)
+		byte7 |= p->typev2 << 2;
+	clc_hdr(b, p->eye, p->type, len, byte7);
+	put32(b + len - 4, p->trl_eye);
+	return len;
+}
+
+static int decline_build(uint8_t *b, int version, uint32_t code)
+{
+	int len = version == 1 ? DECL_LEN_V1 : DECL_LEN_V2;
+
+	memset(b, 0, len);
+	clc_hdr(b, EYE_R, CLC_DECLINE, len, version << 4);
+	put32(b + len - 4, EYE_R);
+	put32(b + 16, code);
+	if (version > 1)
+		b[20] = 2 << 4;	/* Linux */
+	return len;
+}
+
+/* SMC-D Accept or Confirm (v2 with a release-1 first contact, or v1) */
+struct acc {
+	uint8_t type, version;
+	uint16_t chid;
+	uint64_t gid, gid_ext, token;
+	const uint8_t *eid;
+};
+
+static int acc_build(uint8_t *b, const struct acc *a)
+{
+	int len = a->version == 1 ? 48 : 130;
+
+	memset(b, 0, len);
+	clc_hdr(b, EYE_D, a->type, len, a->version << 4 | 0x08 | TYPE_D);
+	put32(b + len - 4, EYE_D);
+	put64(b + 8, a->gid);
+	put64(b + 16, a->token);
+	b[25] = 0 << 4;			/* 16 KiB DMB */
+	put32(b + 28, 0x00ab0000);	/* link-group id, opaque */
+	if (a->version == 1)
+		return len;
+	put16(b + 32, a->chid);
+	if (a->eid)
+		memcpy(b + 34, a->eid, 32);
+	else
+		memset(b + 34, ' ', 32);
+	put64(b + 66, a->gid_ext);
+	b[75] = 2 << 4 | 1;		/* Linux, release 1 */
+	memset(b + 78, ' ', 32);
+	memcpy(b + 78, "hostile", 7);
+	return len;
+}
+
+/* ------------------------------------------------------------------ */
+/* checks of what the kernel sent */
+
+/* A Decline as Linux sends it; fills *code, returns 0 if well formed */
+static int check_decline(const uint8_t *b, int got, int want_version,
+			 uint32_t *code, char *why, size_t wl)
+{
+	int len, ver;
+
+	if (got < 8) {
+		snprintf(why, wl, "%d bytes instead of a Decline", got);
+		return -1;
+	}
+	len = get16(b + 5);
+	ver = b[7] >> 4;
+	if (get32(b) != EYE_R || b[4] != CLC_DECLINE) {
+		snprintf(why, wl, "not a Decline: %08x type %u", get32(b),
+			 b[4]);
+		return -1;
+	}
+	if (got < len || (len != DECL_LEN_V1 && len != DECL_LEN_V2)) {
+		snprintf(why, wl, "Decline length %d, got %d bytes", len, got);
+		return -1;
+	}
+	if ((ver == 1 && len != DECL_LEN_V1) ||
+	    (ver == 2 && len != DECL_LEN_V2) || ver < 1 || ver > 2) {
+		snprintf(why, wl, "Decline version %d with length %d", ver,
+			 len);
+		return -1;
+	}
+	if (want_version && ver != want_version) {
+		snprintf(why, wl, "Decline version %d, expected %d", ver,
+			 want_version);
+		return -1;
+	}
+	if (get32(b + len - 4) != EYE_R) {
+		snprintf(why, wl, "Decline trailer %08x", get32(b + len - 4));
+		return -1;
+	}
+	if (ver == 2 && b[20] >> 4 != 2) {
+		snprintf(why, wl, "Decline OS type %u, expected 2 (Linux)",
+			 b[20] >> 4);
+		return -1;
+	}
+	if (b[7] & 0x0f) {
+		snprintf(why, wl, "Decline byte 7 is 0x%02x", b[7]);
+		return -1;
+	}
+	*code = get32(b + 16);
+	return 0;
+}
+
+/*
+ * Validate the Proposal of our AF_SMC client: eyecatchers, type 1,
+ * version 2, D offered for v2, consistent length, v2 and SMC-Dv2
+ * extensions present.  Records the offered GID/CHID entries.
+ */
+static int check_proposal(const uint8_t *b, int got, char *why, size_t wl)
+{
+	int len, e, g, eids, gids, v1, want, i;
+	uint16_t v2off, d2off;
+
+	if (got < 8 || get32(b) != EYE_R || b[4] != CLC_PROPOSAL) {
+		snprintf(why, wl, "no Proposal header (%d bytes)", got);
+		return -1;
+	}
+	len = get16(b + 5);
+	if (len != got || len < 84 || len > CLC_MAX) {
+		snprintf(why, wl, "Proposal length %d, read %d", len, got);
+		return -1;
+	}
+	if (get32(b + len - 4) != EYE_R) {
+		snprintf(why, wl, "Proposal trailer %08x", get32(b + len - 4));
+		return -1;
+	}
+	if (b[7] >> 4 != 2 || ((b[7] >> 2) & 3) != TYPE_D) {
+		snprintf(why, wl, "Proposal byte 7 0x%02x: want v2 with D",
+			 b[7]);
+		return -1;
+	}
+	v1 = (b[7] & 3) != TYPE_N;
+	v2off = get16(b + 50);
+	if (!v2off || v2off > 172 || 52 + v2off + 40 > len) {
+		snprintf(why, wl, "v2 extension offset %u", v2off);
+		return -1;
+	}
+	e = 52 + v2off;
+	eids = b[e];
+	gids = b[e + 1];
+	d2off = get16(b + e + 6);
+	if (eids > 8 || gids < 1 || gids > 8 || !d2off || d2off > 288) {
+		snprintf(why, wl, "v2 extension: %d EIDs, %d GIDs, D2 off %u",
+			 eids, gids, d2off);
+		return -1;
+	}
+	g = e + 8 + d2off;
+	want = 80 + (v1 ? 8 + 17 * b[80 + get16(b + 38) - 40 + 7] : 0) +
+	       40 + 32 * eids + 48 + 10 * gids + 4;
+	if (g + 48 + 10 * gids + 4 != len || want != len) {
+		snprintf(why, wl, "SMC-Dv2 extension at %d, %d GIDs, length %d",
+			 g, gids, len);
+		return -1;
+	}
+	own_ism_cnt = gids;
+	for (i = 0; i < gids; i++) {
+		own_ism[i].gid = get64(b + g + 48 + 10 * i);
+		own_ism[i].chid = get16(b + g + 56 + 10 * i);
+	}
+	snprintf(why, wl,
+		 "proposal ok: length %d, release %d, %d EIDs, %d GID entries, chid 0x%04x",
+		 len, b[e + 3] >> 4, eids, gids, own_ism[0].chid);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the AF_SMC side */
+
+static int smc_listen_fd;
+static uint16_t smc_port;
+
+/* Take a connection off the AF_SMC listener if one arrives within ms */
+static int app_accept(int ms)
+{
+	struct pollfd pfd = { .fd = smc_listen_fd, .events = POLLIN };
+	int fd;
+
+	if (poll(&pfd, 1, ms) <= 0)
+		return -1;
+	fd = accept4(smc_listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd >= 0)
+		set_timeouts(fd, QUICK_MS);
+	return fd;
+}
+
+/* sock_diag view of fd, waiting up to 1 s for the handshake to settle */
+static int diag_fd(int fd, struct smc_sock_info *si)
+{
+	int i, rc = -1;
+
+	for (i = 0; i < 50; i++) {
+		rc = smc_diag_lookup(fd, si);
+		if (!rc && si->state != SMC_TEST_INIT)
+			return 0;
+		msleep(20);
+	}
+	return rc;
+}
+
+static int expect_fallback(int fd, const char *who, uint32_t reason,
+			   uint32_t peer)
+{
+	struct smc_sock_info si;
+
+	if (diag_fd(fd, &si)) {
+		ktap_diag("%s: not found in the smc_diag dump", who);
+		return -1;
+	}
+	ktap_diag("%s: mode %s reason 0x%08x peer 0x%08x", who,
+		  smc_mode_name(si.mode), si.reason, si.peer_diag);
+	if (si.mode != SMC_TEST_MODE_FALLBACK || !si.has_fallback ||
+	    si.reason != reason || si.peer_diag != peer) {
+		ktap_diag("%s: expected fallback reason 0x%08x peer 0x%08x",
+			  who, reason, peer);
+		return -1;
+	}
+	return 0;
+}
+
+/* a -> b and back, compared */
+static int exchange(int a, int b, const char *tag)
+{
+	char msg[96], got[96];
+	int len, end, err, n;
+
+	len = snprintf(msg, sizeof(msg), "data after the handshake: %s", tag);
+	if (send_all(a, msg, len)) {
+		ktap_diag("%s: send: %s", tag, strerror(errno));
+		return -1;
+	}
+	n = recv_upto(b, (uint8_t *)got, len, QUICK_MS, &end, &err);
+	if (n != len || memcmp(got, msg, len)) {
+		ktap_diag("%s: forward: %d of %d bytes (%s)", tag, n, len,
+			  end_name(end, err));
+		return -1;
+	}
+	if (send_all(b, got, len)) {
+		ktap_diag("%s: echo send: %s", tag, strerror(errno));
+		return -1;
+	}
+	n = recv_upto(a, (uint8_t *)got, len, QUICK_MS, &end, &err);
+	if (n != len || memcmp(got, msg, len)) {
+		ktap_diag("%s: echo: %d of %d bytes (%s)", tag, n, len,
+			  end_name(end, err));
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* loopback-ism DMB counters (debugfs, optional) */
+
+#define LO_DEBUGFS	"/sys/kernel/debug/smc/loopback-ism"
+
+static int debugfs_mounted_by_us;
+
+static int lo_counter(const char *key, long *val)
+{
+	char line[128], k[64];
+	long v;
+	FILE *f;
+	int rc = -1;
+
+	f = fopen(LO_DEBUGFS, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %ld", k, &v) == 2 && !strcmp(k, key)) {
+			*val = v;
+			rc = 0;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+static void debugfs_cleanup(void)
+{
+	if (debugfs_mounted_by_us)
+		umount("/sys/kernel/debug");
+}
+
+static int lo_available(void)
+{
+	long v;
+
+	if (access("/sys/kernel/debug/smc", F_OK) &&
+	    !mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL)) {
+		debugfs_mounted_by_us = 1;
+		atexit(debugfs_cleanup);
+	}
+	return !lo_counter("dmbs_registered", &v);
+}
+
+struct dmbs {
+	long reg, att;
+};
+
+static int lo_read(struct dmbs *d)
+{
+	d->att = 0;
+	if (lo_counter("dmbs_registered", &d->reg))
+		return -1;
+	lo_counter("dmbs_attached", &d->att);
+	return 0;
+}
+
+static struct dmbs dmb_base;
+static int have_lo;
+
+/* DMB counters back at the baseline within 3 s */
+static int dmbs_settled(const char *tag)
+{
+	struct dmbs d = { -1, -1 };
+	int i;
+
+	if (!have_lo)
+		return 0;
+	for (i = 0; i < 150; i++) {
+		if (!lo_read(&d) && d.reg == dmb_base.reg &&
+		    d.att == dmb_base.att)
+			return 0;
+		msleep(20);
+	}
+	ktap_diag("%s: DMBs registered %ld attached %ld, baseline %ld/%ld",
+		  tag, d.reg, d.att, dmb_base.reg, dmb_base.att);
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* client cases: hostile client against the AF_SMC listener */
+
+enum expect {
+	X_DROP,		/* no CLC answer, closed, nothing to accept() */
+	X_DECLINE,	/* Decline, then a fallback child works as TCP */
+	X_SILENT_FB,	/* nothing sent back, fallback child works */
+};
+
+struct ccase {
+	const char *name;
+	/* fills buf; returns its length */
+	int (*build)(uint8_t *buf, int max);
+	enum expect expect;
+	uint32_t codes[3];	/* allowed Decline codes */
+	int decl_version;	/* 0: any */
+	int shut_wr;		/* half-close after sending */
+	int slow;		/* the kernel must time out */
+	uint32_t fb_reason, fb_peer;	/* X_SILENT_FB */
+};
+
+static int b_proposal(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	return prop_build(b, max, &p);
+}
+
+static int b_hdr_only(uint8_t *b, int max)
+{
+	(void)max;
+	put32(b, EYE_R);
+	return 4;
+}
+
+static int b_truncated(uint8_t *b, int max)
+{
+	return b_proposal(b, max) / 2;
+}
+
+static int b_huge_len(uint8_t *b, int max)
+{
+	(void)max;
+	clc_hdr(b, EYE_R, CLC_PROPOSAL, 0xffff, 0x26);
+	return 8;
+}
+
+static int b_len_too_small(uint8_t *b, int max)
+{
+	(void)max;
+	clc_hdr(b, EYE_R, CLC_PROPOSAL, 8, 0x26);
+	return 8;
+}
+
+static int b_len_minus4(uint8_t *b, int max)
+{
+	struct prop p;
+	int len;
+
+	prop_init(&p);
+	len = prop_build(b, max, &p);
+	put16(b + 5, len - 4);
+	put32(b + len - 8, EYE_R);
+	return len - 4;
+}
+
+static int b_oversized(uint8_t *b, int max)
+{
+	struct prop p;
+	int len;
+
+	prop_init(&p);
+	len = prop_build(b, max, &p);
+	/* 700 bytes: more than the server's 652-byte buffer */
+	memset(b + len, 0, 700 - len);
+	put16(b + 5, 700);
+	put32(b + 696, EYE_R);
+	return 700;
+}
+
+static int b_bad_eye_head(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.eye = 0xE2D4C3E7;	/* "SMCX" */
+	return prop_build(b, max, &p);
+}
+
+static int b_ascii_eye(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.eye = 0x534d4352;	/* ASCII "SMCR" */
+	p.trl_eye = p.eye;
+	return prop_build(b, max, &p);
+}
+
+static int b_bad_eye_trl(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.trl_eye = 0;
+	return prop_build(b, max, &p);
+}
+
+static int b_version0(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.version = 0;
+	return prop_build(b, max, &p);
+}
+
+static int b_version3(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.version = 3;
+	return prop_build(b, max, &p);
+}
+
+static int b_type_accept(uint8_t *b, int max)
+{
+	struct acc a = { .type = CLC_ACCEPT, .version = 2, .chid = 0xffff,
+			 .gid = 1, .token = 2 };
+
+	(void)max;
+	return acc_build(b, &a);
+}
+
+static int b_type_confirm(uint8_t *b, int max)
+{
+	struct acc a = { .type = CLC_CONFIRM, .version = 2, .chid = 0xffff,
+			 .gid = 1, .token = 2 };
+
+	(void)max;
+	return acc_build(b, &a);
+}
+
+static int b_type_9(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.type = 9;
+	return prop_build(b, max, &p);
+}
+
+static int b_random(uint8_t *b, int max)
+{
+	unsigned int seed = 4242;
+	int i;
+
+	(void)max;
+	for (i = 0; i < 200; i++)
+		b[i] = rand_r(&seed);
+	b[0] = 0x47;	/* no eyecatcher */
+	b[4] = 0x7f;	/* and no known type */
+	return 200;
+}
+
+static int b_text(uint8_t *b, int max)
+{
+	static const char req[] = "GET / HTTP/1.1\r\nHost: smc\r\n\r\n";
+
+	(void)max;
+	memcpy(b, req, sizeof(req) - 1);
+	return sizeof(req) - 1;
+}
+
+static int b_ipoff_out(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.set_ipoff = 1;
+	p.ipoff = 0xff00;
+	return prop_build(b, max, &p);
+}
+
+static int b_v2off_out(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.set_v2off = 1;
+	p.v2off = 0x7ff0;
+	return prop_build(b, max, &p);
+}
+
+static int b_v2off_past_end(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.set_v2off = 1;
+	p.v2off = 172;	/* allowed value, but beyond this message */
+	return prop_build(b, max, &p);
+}
+
+static int b_d2off_out(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.set_d2off = 1;
+	p.d2off = 0xfff0;
+	return prop_build(b, max, &p);
+}
+
+static int b_d2off_zero(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.set_d2off = 1;
+	p.d2off = 0;
+	return prop_build(b, max, &p);
+}
+
+static int b_ipv6_9_overlap(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.byte47 = 9;	/* v1 = none: the count overlaps the SMC-D area */
+	return prop_build(b, max, &p);
+}
+
+static int b_ipv6_9(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.typev1 = TYPE_D;
+	p.ipv6_cnt = 9;
+	return prop_build(b, max, &p);
+}
+
+static int b_eid_9(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.eids = 9;
+	return prop_build(b, max, &p);
+}
+
+static int b_gid_9(uint8_t *b, int max)
+{
+	struct prop p;
+	int i;
+
+	prop_init(&p);
+	p.ngid = 9;
+	for (i = 0; i < 9; i++)
+		p.gid[i] = (struct ism_entry){ 0x1000 + i, 0x100 + i };
+	return prop_build(b, max, &p);
+}
+
+static int b_v2_none(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.typev2 = TYPE_N;
+	return prop_build(b, max, &p);
+}
+
+static int b_v1_d(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.version = 1;
+	p.typev1 = TYPE_D;
+	return prop_build(b, max, &p);
+}
+
+static int b_no_eid(uint8_t *b, int max)
+{
+	struct prop p;
+
+	prop_init(&p);
+	p.eids = 0;
+	return prop_build(b, max, &p);
+}
+
+static int b_decline_v2(uint8_t *b, int max)
+{
+	(void)max;
+	return decline_build(b, 2, R_NOSMCDEV);
+}
+
+static int b_decline_v1(uint8_t *b, int max)
+{
+	(void)max;
+	return decline_build(b, 1, R_MAX_DMB);
+}
+
+static int b_decline_badlen(uint8_t *b, int max)
+{
+	int len;
+
+	(void)max;
+	len = decline_build(b, 2, R_NOSMCDEV);
+	put16(b + 5, 36);
+	return len - 8;	/* a consistent 36-byte message */
+}
+
+#define DROP(n, fn, ...) \
+	{ .name = n, .build = fn, .expect = X_DROP, __VA_ARGS__ }
+#define DECL(n, fn, ver, ...) \
+	{ .name = n, .build = fn, .expect = X_DECLINE, .decl_version = ver, \
+	  .codes = { __VA_ARGS__ } }
+#define SILENT(n, fn, peer) \
+	{ .name = n, .build = fn, .expect = X_SILENT_FB, \
+	  .fb_reason = R_PEERDECL, .fb_peer = peer }
+
+static const struct ccase ccases[] = {
+	DROP("srv_eyecatcher_then_eof", b_hdr_only, .shut_wr = 1),
+	DROP("srv_truncated_proposal_then_eof", b_truncated, .shut_wr = 1),
+	DROP("srv_length_below_header", b_len_too_small),
+	DROP("srv_length_4_short", b_len_minus4),
+	DROP("srv_length_beyond_buffer", b_oversized),
+	DROP("srv_bad_head_eyecatcher", b_bad_eye_head),
+	DROP("srv_ascii_eyecatcher", b_ascii_eye),
+	DROP("srv_bad_trailer", b_bad_eye_trl),
+	DROP("srv_version_0", b_version0),
+	DROP("srv_accept_first", b_type_accept),
+	DROP("srv_confirm_first", b_type_confirm),
+	DROP("srv_type_9", b_type_9),
+	DROP("srv_random_bytes", b_random),
+	DROP("srv_http_request", b_text),
+	DROP("srv_ip_offset_outside", b_ipoff_out),
+	DROP("srv_v2_offset_outside", b_v2off_out),
+	DROP("srv_v2_offset_past_end", b_v2off_past_end),
+	DROP("srv_ipv6_count_9_overlap", b_ipv6_9_overlap),
+	DROP("srv_ipv6_count_9", b_ipv6_9),
+	DROP("srv_eid_count_9", b_eid_9),
+	DROP("srv_gid_count_9", b_gid_9),
+	DECL("srv_smcd_ext_offset_outside", b_d2off_out, 2, R_NOV2DEXT),
+	DECL("srv_smcd_ext_missing", b_d2off_zero, 2, R_NOV2DEXT),
+	DECL("srv_foreign_gid", b_proposal, 2, R_NOSMCD2DEV),
+	DECL("srv_version_3_foreign_gid", b_version3, 2, R_NOSMCD2DEV),
+	/* Linux checks for an EID first: NOUEID */
+	DECL("srv_no_eid_foreign_gid", b_no_eid, 2, R_NOUEID, R_NOSMCD2DEV),
+	DECL("srv_v2_offers_nothing", b_v2_none, 2, R_PEERNOSMC),
+	/* Linux: no native ISM device for v1, a v1 Proposal gets v1 */
+	DECL("srv_v1_smcd_only", b_v1_d, 1, R_NOSMCDDEV, R_PEERNOSMC),
+	SILENT("srv_decline_v2_first", b_decline_v2, R_NOSMCDEV),
+	SILENT("srv_decline_v1_first", b_decline_v1, R_MAX_DMB),
+	DROP("srv_decline_bad_length", b_decline_badlen),
+	DROP("srv_huge_length_then_silence", b_huge_len, .slow = 1),
+};
+
+static int code_allowed(const struct ccase *c, uint32_t code)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (c->codes[i] && c->codes[i] == code)
+			return 1;
+	return 0;
+}
+
+/* Leftovers of an earlier failed case must not confuse the next one */
+static void drain_children(void)
+{
+	int fd;
+
+	while ((fd = app_accept(0)) >= 0)
+		close(fd);
+}
+
+/* After a dropped handshake nothing may show up in accept() */
+static int expect_no_child(const char *name)
+{
+	int fd = app_accept(300);
+
+	if (fd < 0)
+		return 0;
+	ktap_diag("%s: accept() returned a connection", name);
+	expect_fallback(fd, name, 0, 0);
+	close(fd);
+	return -1;
+}
+
+/* A fallback child: reason/peer as given, data both ways */
+static int expect_child(int hfd, const char *name, uint32_t reason,
+			uint32_t peer)
+{
+	int fd, rc = 0;
+
+	fd = app_accept(QUICK_MS);
+	if (fd < 0) {
+		ktap_diag("%s: no connection to accept()", name);
+		return -1;
+	}
+	if (expect_fallback(fd, name, reason, peer))
+		rc = -1;
+	if (exchange(hfd, fd, name))
+		rc = -1;
+	close(fd);
+	return rc;
+}
+
+static void run_ccase(const struct ccase *c)
+{
+	static uint8_t buf[1024], rsp[128];
+	int fd, len, got, end, err, rc = 0;
+	uint32_t code = 0;
+	char why[160];
+	long t0, dt;
+
+	drain_children();
+	fd = hostile_connect(smc_port);
+	if (fd < 0) {
+		ktap_diag("%s: connect: %s", c->name, strerror(errno));
+		ktap_result(0, c->name);
+		return;
+	}
+	len = c->build(buf, sizeof(buf));
+	t0 = now_ms();
+	if (send_all(fd, buf, len))
+		ktap_diag("%s: send: %s", c->name, strerror(errno));
+	if (c->shut_wr)
+		shutdown(fd, SHUT_WR);
+
+	if (c->expect == X_SILENT_FB) {
+		got = recv_upto(fd, rsp, 1, 500, &end, &err);
+		if (got || end != 'T') {
+			ktap_diag("%s: server answered a Decline: %d bytes, %s",
+				  c->name, got, end_name(end, err));
+			rc = -1;
+		}
+		if (expect_child(fd, c->name, c->fb_reason, c->fb_peer))
+			rc = -1;
+		goto out;
+	}
+
+	got = recv_clc(fd, rsp, sizeof(rsp), c->slow ? SLOW_MS : QUICK_MS,
+		       &end, &err);
+	dt = now_ms() - t0;
+	if (got == 0) {
+		ktap_diag("%s: no answer, %s after %ld ms", c->name,
+			  end_name(end, err), dt);
+		if (c->expect == X_DECLINE)
+			rc = -1;
+		if (end == 'T') {
+			ktap_diag("%s: connection not closed in time", c->name);
+			rc = -1;
+		}
+		if (c->slow && dt < CLC_TIMEOUT_MS - 500) {
+			ktap_diag("%s: closed before the CLC timeout", c->name);
+			rc = -1;
+		}
+		if (expect_no_child(c->name))
+			rc = -1;
+		goto out;
+	}
+
+	if (check_decline(rsp, got, c->decl_version, &code, why,
+			  sizeof(why))) {
+		ktap_diag("%s: %s (%s)", c->name, why, end_name(end, err));
+		rc = -1;
+		goto out;
+	}
+	ktap_diag("%s: Decline v%d code 0x%08x after %ld ms", c->name,
+		  rsp[7] >> 4, code, dt);
+	if (c->expect == X_DROP) {
+		ktap_diag("%s: expected the connection to be dropped",
+			  c->name);
+		rc = -1;
+	} else if (!code_allowed(c, code)) {
+		ktap_diag("%s: unexpected code 0x%08x", c->name, code);
+		rc = -1;
+	}
+	if (code != c->codes[0])
+		ktap_diag("%s: Linux would send 0x%08x", c->name, c->codes[0]);
+	/* the server falls back with the code it sent */
+	if (expect_child(fd, c->name, code, 0))
+		rc = -1;
+out:
+	close(fd);
+	ktap_result(!rc, c->name);
+}
+
+/* ------------------------------------------------------------------ */
+/* cases past the Accept: need our own GID, learned in server mode */
+
+enum after_accept { AA_GARBAGE, AA_BAD_TOKEN, AA_DECLINE, AA_CLOSE };
+
+static const struct {
+	const char *name;
+	enum after_accept what;
+} acases[] = {
+	{ "srv_garbage_instead_of_confirm", AA_GARBAGE },
+	{ "srv_confirm_unknown_token", AA_BAD_TOKEN },
+	{ "srv_decline_instead_of_confirm", AA_DECLINE },
+	{ "srv_close_after_accept", AA_CLOSE },
+};
+
+/* The Accept our listener sends to a Proposal with its own GID */
+static int check_accept(const uint8_t *b, int got, char *why, size_t wl)
+{
+	int len;
+
+	if (got < 8 || get32(b) != EYE_D || b[4] != CLC_ACCEPT) {
+		snprintf(why, wl, "no SMC-D Accept (%d bytes, %08x type %u)",
+			 got, got >= 5 ? get32(b) : 0, got >= 5 ? b[4] : 0);
+		return -1;
+	}
+	len = get16(b + 5);
+	if (len != got || (len != 130 && len != 114)) {
+		snprintf(why, wl, "Accept length %d, read %d", len, got);
+		return -1;
+	}
+	if (get32(b + len - 4) != EYE_D) {
+		snprintf(why, wl, "Accept trailer %08x", get32(b + len - 4));
+		return -1;
+	}
+	if (b[7] != (2 << 4 | 0x08 | TYPE_D)) {
+		snprintf(why, wl, "Accept byte 7 0x%02x", b[7]);
+		return -1;
+	}
+	if (get16(b + 32) != own_ism[0].chid) {
+		snprintf(why, wl, "Accept CHID 0x%04x, offered 0x%04x",
+			 get16(b + 32), own_ism[0].chid);
+		return -1;
+	}
+	return 0;
+}
+
+static void run_acase(int i)
+{
+	const char *name = acases[i].name;
+	static uint8_t buf[1024], rsp[256];
+	int fd, len, got, end, err, rc = 0;
+	struct prop p;
+	struct acc c;
+	char why[160];
+
+	if (!own_ism_cnt) {
+		ktap_skip(name, "own GID unknown (client cases failed)");
+		return;
+	}
+	drain_children();
+	fd = hostile_connect(smc_port);
+	if (fd < 0) {
+		ktap_diag("%s: connect: %s", name, strerror(errno));
+		ktap_result(0, name);
+		return;
+	}
+	prop_init(&p);
+	prop_own_gids(&p);
+	len = prop_build(buf, sizeof(buf), &p);
+	send_all(fd, buf, len);
+	got = recv_clc(fd, rsp, sizeof(rsp), QUICK_MS, &end, &err);
+	if (check_accept(rsp, got, why, sizeof(why))) {
+		ktap_diag("%s: %s (%s)", name, why, end_name(end, err));
+		close(fd);
+		ktap_result(0, name);
+		return;
+	}
+
+	switch (acases[i].what) {
+	case AA_GARBAGE:
+		len = b_random(buf, sizeof(buf));
+		send_all(fd, buf, len);
+		break;
+	case AA_BAD_TOKEN:
+		c = (struct acc){ .type = CLC_CONFIRM, .version = 2,
+				  .chid = own_ism[0].chid,
+				  .gid = 0x0102030405060708ull,
+				  .gid_ext = 0x1112131415161718ull,
+				  .token = 0x5a5a5a5a5a5a5a5aull,
+				  .eid = rsp + 34 };
+		len = acc_build(buf, &c);
+		send_all(fd, buf, len);
+		break;
+	case AA_DECLINE:
+		len = decline_build(buf, 2, R_MEM);
+		send_all(fd, buf, len);
+		break;
+	case AA_CLOSE:
+		close(fd);
+		fd = -1;
+		break;
+	}
+
+	if (acases[i].what == AA_DECLINE) {
+		got = recv_upto(fd, rsp, 1, 500, &end, &err);
+		if (got || end != 'T') {
+			ktap_diag("%s: unexpected answer: %d bytes, %s", name,
+				  got, end_name(end, err));
+			rc = -1;
+		}
+		if (expect_child(fd, name, R_PEERDECL, R_MEM))
+			rc = -1;
+	} else {
+		if (fd >= 0) {
+			got = recv_upto(fd, rsp, 1, QUICK_MS, &end, &err);
+			ktap_diag("%s: %d bytes, then %s", name, got,
+				  end_name(end, err));
+			if (got || end == 'T')
+				rc = -1;
+		}
+		if (expect_no_child(name))
+			rc = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (dmbs_settled(name))
+		rc = -1;
+	ktap_result(!rc, name);
+}
+
+/* ------------------------------------------------------------------ */
+/* server cases: hostile server answering our AF_SMC client */
+
+enum srv_action {
+	SA_DECLINE_V2, SA_DECLINE_V1, SA_DECLINE_BADLEN, SA_GARBAGE,
+	SA_CLOSE, SA_ACCEPT_V1, SA_ACCEPT_FOREIGN_CHID, SA_ACCEPT_CHID0,
+	SA_ACCEPT_BAD_TOKEN, SA_SILENT,
+};
+
+struct scase {
+	const char *name;
+	enum srv_action act;
+	int conn_err;		/* expected SO_ERROR of connect, 0: works */
+	uint32_t reason, peer;	/* fallback path when conn_err == 0 */
+	uint32_t client_decl;	/* Decline the client must send, or 0 */
+	int decl_version;	/* its version: that of the Accept */
+	int slow;
+};
+
+#define S_FAIL(n, a, e, ...) \
+	{ .name = n, .act = a, .conn_err = e, __VA_ARGS__ }
+#define S_FB(n, a, r, p, ...) \
+	{ .name = n, .act = a, .reason = r, .peer = p, __VA_ARGS__ }
+
+static const struct scase scases[] = {
+	S_FB("cli_decline_v2", SA_DECLINE_V2, R_PEERDECL, R_NOSMCD2DEV),
+	S_FB("cli_decline_v1", SA_DECLINE_V1, R_PEERDECL, R_MAX_DMB),
+	S_FAIL("cli_decline_bad_length", SA_DECLINE_BADLEN, EPROTO),
+	S_FAIL("cli_garbage_instead_of_accept", SA_GARBAGE, EPROTO),
+	S_FAIL("cli_close_after_proposal", SA_CLOSE, ECONNRESET),
+	S_FB("cli_accept_v1_not_offered", SA_ACCEPT_V1, R_MODEUNSUPP, 0,
+	     .client_decl = R_MODEUNSUPP, .decl_version = 1),
+	S_FAIL("cli_accept_foreign_chid", SA_ACCEPT_FOREIGN_CHID, EPROTO),
+	S_FAIL("cli_accept_chid_0", SA_ACCEPT_CHID0, EPROTO),
+	S_FB("cli_accept_unknown_token", SA_ACCEPT_BAD_TOKEN, R_MEM, 0,
+	     .client_decl = R_MEM, .decl_version = 2),
+	S_FAIL("cli_silent_server", SA_SILENT, ETIMEDOUT, .slow = 1),
+};
+
+static int hostile_listen_fd;
+static uint16_t hostile_port;
+
+/*
+ * A blocking AF_SMC connect() runs in a thread while the main thread
+ * plays the server; connect()'s own return value is what we check.
+ */
+struct conn_job {
+	pthread_t thread;
+	int fd;
+	uint16_t port;
+	int err;
+	long t0, ms;
+};
+
+static void *connect_thread(void *arg)
+{
+	struct conn_job *j = arg;
+	struct sockaddr_in a = lo_addr(j->port);
+
+	j->err = connect(j->fd, (struct sockaddr *)&a, sizeof(a)) ? errno : 0;
+	j->ms = now_ms() - j->t0;
+	return NULL;
+}
+
+static int conn_start(struct conn_job *j, uint16_t port)
+{
+	memset(j, 0, sizeof(*j));
+	j->fd = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC, SMCPROTO_SMC);
+	if (j->fd < 0)
+		return -1;
+	j->port = port;
+	j->t0 = now_ms();
+	errno = pthread_create(&j->thread, NULL, connect_thread, j);
+	if (errno) {
+		close(j->fd);
+		return -1;
+	}
+	return 0;
+}
+
+/* connect()'s errno, or -1 if it still blocks after ms (then unblocked) */
+static int conn_wait(struct conn_job *j, int ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	if (!pthread_timedjoin_np(j->thread, NULL, &ts))
+		return j->err;
+	shutdown(j->fd, SHUT_RDWR);
+	pthread_join(j->thread, NULL);
+	return -1;
+}
+
+/* Non-blocking AF_SMC connect */
+static int smc_client_start(uint16_t port)
+{
+	struct sockaddr_in a = lo_addr(port);
+	int fd;
+
+	fd = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    SMCPROTO_SMC);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    errno != EINPROGRESS) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Writable within ms?  Returns SO_ERROR then, -1 if not writable */
+static int smc_client_result(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	socklen_t l = sizeof(int);
+	int err = 0;
+
+	if (poll(&pfd, 1, ms) <= 0)
+		return -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &l))
+		return errno;
+	return err;
+}
+
+static int accept_hostile(int ms)
+{
+	struct pollfd pfd = { .fd = hostile_listen_fd, .events = POLLIN };
+	int fd;
+
+	if (poll(&pfd, 1, ms) <= 0)
+		return -1;
+	fd = accept4(hostile_listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd >= 0)
+		set_timeouts(fd, QUICK_MS);
+	return fd;
+}
+
+static int srv_answer(int hfd, const struct scase *s)
+{
+	static const char garbage[] = "HTTP/1.0 400 Bad Request\r\n\r\n";
+	uint8_t buf[256];
+	struct acc a;
+	int len = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.type = CLC_ACCEPT;
+	a.version = 2;
+	a.chid = own_ism[0].chid;
+	a.gid = 0x0102030405060708ull;
+	a.gid_ext = 0x1112131415161718ull;
+	a.token = 0x7a7a7a7a7a7a7a7aull;
+	a.eid = NULL;
+
+	switch (s->act) {
+	case SA_DECLINE_V2:
+		len = decline_build(buf, 2, s->peer);
+		break;
+	case SA_DECLINE_V1:
+		len = decline_build(buf, 1, s->peer);
+		break;
+	case SA_DECLINE_BADLEN:
+		len = decline_build(buf, 2, R_NOSMCDEV) - 8;
+		put16(buf + 5, len);
+		break;
+	case SA_GARBAGE:
+		len = sizeof(garbage) - 1;
+		memcpy(buf, garbage, len);
+		break;
+	case SA_CLOSE:
+		return 1;
+	case SA_SILENT:
+		return 0;
+	case SA_ACCEPT_V1:
+		a.version = 1;
+		len = acc_build(buf, &a);
+		break;
+	case SA_ACCEPT_FOREIGN_CHID:
+		a.chid = 0x1234;
+		len = acc_build(buf, &a);
+		break;
+	case SA_ACCEPT_CHID0:
+		a.chid = 0;
+		len = acc_build(buf, &a);
+		break;
+	case SA_ACCEPT_BAD_TOKEN:
+		len = acc_build(buf, &a);
+		break;
+	}
+	return send_all(hfd, buf, len) ? -1 : 0;
+}
+
+static void run_scase(const struct scase *s)
+{
+	static uint8_t prop[CLC_MAX + 16], rsp[128];
+	int cfd, hfd = -1, got, end, err, rc = 0;
+	struct conn_job job;
+	uint32_t code;
+	char why[200];
+
+	if (conn_start(&job, hostile_port)) {
+		ktap_diag("%s: AF_SMC socket: %s", s->name, strerror(errno));
+		ktap_result(0, s->name);
+		return;
+	}
+	cfd = job.fd;
+	hfd = accept_hostile(QUICK_MS);
+	if (hfd < 0) {
+		ktap_diag("%s: no TCP connection from the client", s->name);
+		rc = -1;
+	} else {
+		got = recv_clc(hfd, prop, CLC_MAX, QUICK_MS, &end, &err);
+		if (check_proposal(prop, got, why, sizeof(why))) {
+			ktap_diag("%s: %s (%s)", s->name, why,
+				  end_name(end, err));
+			rc = -1;
+		} else {
+			if (s == &scases[0])
+				ktap_diag("%s: %s", s->name, why);
+			if (srv_answer(hfd, s) == 1) {
+				close(hfd);
+				hfd = -1;
+			}
+		}
+	}
+	err = conn_wait(&job, s->slow ? SLOW_MS : QUICK_MS);
+	if (rc)
+		goto out;
+	ktap_diag("%s: connect %s after %ld ms", s->name,
+		  err < 0 ? "still blocked" : err ? strerror(err) : "ok",
+		  err < 0 ? (long)(s->slow ? SLOW_MS : QUICK_MS) : job.ms);
+	if (err != s->conn_err) {
+		ktap_diag("%s: expected connect %s", s->name,
+			  s->conn_err ? strerror(s->conn_err) : "to succeed");
+		rc = -1;
+		goto out;
+	}
+	if (s->slow && job.ms < CLC_TIMEOUT_MS - 500) {
+		ktap_diag("%s: gave up before the CLC timeout", s->name);
+		rc = -1;
+	}
+	if (s->conn_err)
+		goto out;
+
+	if (s->client_decl) {
+		got = recv_clc(hfd, rsp, sizeof(rsp), QUICK_MS, &end, &err);
+		if (check_decline(rsp, got, s->decl_version, &code, why,
+				  sizeof(why))) {
+			ktap_diag("%s: client's answer: %s", s->name, why);
+			rc = -1;
+			goto out;
+		}
+		ktap_diag("%s: client declined with 0x%08x", s->name, code);
+		if (code != s->client_decl) {
+			ktap_diag("%s: expected 0x%08x", s->name,
+				  s->client_decl);
+			rc = -1;
+		}
+	}
+	set_timeouts(cfd, QUICK_MS);
+	if (expect_fallback(cfd, s->name, s->reason, s->peer))
+		rc = -1;
+	if (exchange(cfd, hfd, s->name))
+		rc = -1;
+out:
+	if (hfd >= 0)
+		close(hfd);
+	close(cfd);
+	if (dmbs_settled(s->name))
+		rc = -1;
+	ktap_result(!rc, s->name);
+}
+
+/*
+ * A non-blocking connect must not look complete (writable) while the
+ * CLC handshake still waits for the server's answer.
+ */
+static void poll_during_handshake(void)
+{
+	static const char name[] = "cli_nonblocking_connect_waits_for_clc";
+	static uint8_t prop[CLC_MAX + 16];
+	int cfd, hfd = -1, got, end, err, rc = 0;
+	uint8_t decl[DECL_LEN_V2];
+	char why[200];
+
+	cfd = smc_client_start(hostile_port);
+	if (cfd < 0) {
+		ktap_diag("%s: AF_SMC connect: %s", name, strerror(errno));
+		ktap_result(0, name);
+		return;
+	}
+	hfd = accept_hostile(QUICK_MS);
+	got = hfd < 0 ? 0 : recv_clc(hfd, prop, CLC_MAX, QUICK_MS, &end,
+				     &err);
+	if (hfd < 0 || check_proposal(prop, got, why, sizeof(why))) {
+		ktap_diag("%s: no Proposal", name);
+		rc = -1;
+		goto out;
+	}
+	err = smc_client_result(cfd, 1000);
+	if (err >= 0) {
+		ktap_diag("%s: writable with SO_ERROR %d before any answer",
+			  name, err);
+		rc = -1;
+	}
+	send_all(hfd, decl, decline_build(decl, 2, R_NOSMCD2DEV));
+	err = smc_client_result(cfd, QUICK_MS);
+	if (err) {
+		ktap_diag("%s: after the Decline: %s", name,
+			  err < 0 ? "not writable" : strerror(err));
+		rc = -1;
+		goto out;
+	}
+	set_nonblock(cfd, 0);
+	set_timeouts(cfd, QUICK_MS);
+	if (expect_fallback(cfd, name, R_PEERDECL, R_NOSMCD2DEV) ||
+	    exchange(cfd, hfd, name))
+		rc = -1;
+out:
+	if (hfd >= 0)
+		close(hfd);
+	close(cfd);
+	ktap_result(!rc, name);
+}
+
+/* ------------------------------------------------------------------ */
+/* final checks */
+
+static int smc_socket_count(void)
+{
+	struct smc_sock_info *arr;
+	int n = smc_diag_dump(&arr);
+
+	if (n >= 0)
+		free(arr);
+	return n;
+}
+
+static int normal_connection(void)
+{
+	struct sockaddr_in a = lo_addr(smc_port);
+	struct smc_sock_info si;
+	int cfd, sfd = -1, rc = 0;
+
+	cfd = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC, SMCPROTO_SMC);
+	if (cfd < 0) {
+		ktap_diag("normal: socket: %s", strerror(errno));
+		return -1;
+	}
+	set_timeouts(cfd, SLOW_MS);
+	if (connect(cfd, (struct sockaddr *)&a, sizeof(a))) {
+		ktap_diag("normal: connect: %s", strerror(errno));
+		rc = -1;
+		goto out;
+	}
+	set_timeouts(cfd, QUICK_MS);
+	sfd = app_accept(QUICK_MS);
+	if (sfd < 0) {
+		ktap_diag("normal: nothing to accept()");
+		rc = -1;
+		goto out;
+	}
+	if (diag_fd(cfd, &si) || si.mode != SMC_TEST_MODE_SMCD) {
+		ktap_diag("normal: client mode %s reason 0x%08x",
+			  smc_mode_name(si.mode), si.reason);
+		rc = -1;
+	}
+	if (diag_fd(sfd, &si) || si.mode != SMC_TEST_MODE_SMCD) {
+		ktap_diag("normal: server mode %s reason 0x%08x",
+			  smc_mode_name(si.mode), si.reason);
+		rc = -1;
+	}
+	if (exchange(cfd, sfd, "normal"))
+		rc = -1;
+out:
+	if (sfd >= 0)
+		close(sfd);
+	close(cfd);
+	return rc;
+}
+
+static int no_leaks(int base)
+{
+	int n = -1, i;
+
+	for (i = 0; i < 250; i++) {
+		n = smc_socket_count();
+		if (n == base)
+			break;
+		msleep(20);
+	}
+	if (n != base) {
+		ktap_diag("AF_SMC sockets: %d, expected %d (the listener)", n,
+			  base);
+		return -1;
+	}
+	return dmbs_settled("end");
+}
+
+static int smcd_param(void)
+{
+	char c = '?';
+	int fd = open("/sys/module/smc/parameters/smcd", O_RDONLY);
+
+	if (fd >= 0) {
+		if (read(fd, &c, 1) != 1)
+			c = '?';
+		close(fd);
+	}
+	return c == '1' || c == 'Y' || c == 'y';
+}
+
+static void common_setup(void)
+{
+	char why[256];
+	int fd;
+
+	if (geteuid())
+		ktap_skip_all("must be root");
+	fd = socket(AF_SMC, SOCK_STREAM, SMCPROTO_SMC);
+	if (fd < 0)
+		ktap_no_smc(errno);
+	close(fd);
+	if (cg_setup(why, sizeof(why)) || bpf_setup(why, sizeof(why)))
+		ktap_skip_all(why);
+}
+
+static int suite(void)
+{
+	int i, n, base;
+
+	common_setup();
+	if (!smcd_param())
+		ktap_skip_all("module parameter smcd is not 1 (run hostile.sh)");
+	n = smc_socket_count();
+	if (n < 0) {
+		if (access("/sys/module/smc_diag", F_OK) == 0)
+			ktap_fail_all("smc_diag dump fails");
+		ktap_skip_all("smc_diag not available");
+	}
+	have_lo = lo_available() && !lo_read(&dmb_base);
+
+	smc_listen_fd = listen_on(AF_SMC, SMCPROTO_SMC, 0, &smc_port);
+	cg_enter_peer();
+	hostile_listen_fd = listen_on(AF_INET, 0, 0, &hostile_port);
+	cg_enter_app();
+	if (smc_listen_fd < 0 || hostile_listen_fd < 0)
+		ktap_fail_all("cannot set up the listeners");
+	set_nonblock(smc_listen_fd, 1);
+	base = smc_socket_count();
+
+	ktap_header(ARRAY_SIZE(scases) + ARRAY_SIZE(ccases) +
+		    ARRAY_SIZE(acases) + 3);
+	ktap_diag("AF_SMC listener on port %u, hostile listener on %u",
+		  smc_port, hostile_port);
+	if (!have_lo)
+		ktap_diag("no %s: DMB counts not checked", LO_DEBUGFS);
+	else
+		ktap_diag("DMBs at start: registered %ld attached %ld",
+			  dmb_base.reg, dmb_base.att);
+
+	for (i = 0; i < (int)ARRAY_SIZE(scases); i++)
+		run_scase(&scases[i]);
+	poll_during_handshake();
+	for (i = 0; i < (int)ARRAY_SIZE(ccases); i++)
+		run_ccase(&ccases[i]);
+	for (i = 0; i < (int)ARRAY_SIZE(acases); i++)
+		run_acase(i);
+
+	ktap_result(!normal_connection(), "smcd_connection_after_attacks");
+	close(hostile_listen_fd);
+	ktap_result(!no_leaks(base), "no_leaked_sockets_or_dmbs");
+	close(smc_listen_fd);
+	ktap_finish();
+}
+
+/* ------------------------------------------------------------------ */
+/* decline-server mode for fallback.sh */
+
+static int decline_server(uint16_t port, uint32_t code)
+{
+	static uint8_t prop[CLC_MAX + 16], buf[65536];
+	int lfd, fd, got, end, err;
+	uint16_t bound;
+	char why[200];
+	ssize_t n;
+
+	common_setup();
+	cg_enter_peer();
+	lfd = listen_on(AF_INET, 0, port, &bound);
+	cg_enter_app();
+	if (lfd < 0) {
+		fprintf(stderr, "listen on %u: %s\n", port, strerror(errno));
+		return 1;
+	}
+	printf("ready %u\n", bound);
+	fflush(stdout);
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	close(lfd);
+	if (fd < 0)
+		return 1;
+	got = recv_clc(fd, prop, CLC_MAX, 10000, &end, &err);
+	if (check_proposal(prop, got, why, sizeof(why))) {
+		printf("bad proposal: %s (%s)\n", why, end_name(end, err));
+		return 1;
+	}
+	printf("%s\n", why);
+	got = decline_build(buf, 2, code);
+	if (send_all(fd, buf, got))
+		return 1;
+	printf("decline sent 0x%08x\n", code);
+	fflush(stdout);
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0)
+		if (send_all(fd, buf, n))
+			return 1;
+	close(fd);
+	printf("done\n");
+	return n < 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 2 && !strcmp(argv[1], "suite"))
+		return suite();
+	if (argc == 4 && !strcmp(argv[1], "decline-server"))
+		return decline_server(atoi(argv[2]),
+				      strtoul(argv[3], NULL, 0));
+	fprintf(stderr,
+		"usage: %s suite | decline-server PORT CODE\n", argv[0]);
+	return 1;
+}
