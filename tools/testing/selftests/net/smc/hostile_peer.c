@@ -1519,7 +1519,9 @@ out:
 /* ------------------------------------------------------------------ */
 /* cases past the Accept: need our own GID, learned in server mode */
 
-enum after_accept { AA_GARBAGE, AA_BAD_TOKEN, AA_DECLINE, AA_CLOSE };
+enum after_accept {
+	AA_GARBAGE, AA_BAD_TOKEN, AA_OWN_TOKEN, AA_DECLINE, AA_CLOSE,
+};
 
 static const struct {
 	const char *name;
@@ -1527,6 +1529,7 @@ static const struct {
 } acases[] = {
 	{ "srv_garbage_instead_of_confirm", AA_GARBAGE },
 	{ "srv_confirm_unknown_token", AA_BAD_TOKEN },
+	{ "srv_confirm_servers_own_token", AA_OWN_TOKEN },
 	{ "srv_decline_instead_of_confirm", AA_DECLINE },
 	{ "srv_close_after_accept", AA_CLOSE },
 };
@@ -1600,12 +1603,16 @@ static void run_acase(int i)
 		send_all(fd, buf, len);
 		break;
 	case AA_BAD_TOKEN:
+	case AA_OWN_TOKEN:
 		c = (struct acc){ .type = CLC_CONFIRM, .version = 2,
 				  .chid = own_ism[0].chid,
 				  .gid = 0x0102030405060708ull,
 				  .gid_ext = 0x1112131415161718ull,
 				  .token = 0x5a5a5a5a5a5a5a5aull,
 				  .eid = rsp + 34 };
+		/* the server's DMB as ours: it would write to itself */
+		if (acases[i].what == AA_OWN_TOKEN)
+			c.token = get64(rsp + 16);
 		len = acc_build(buf, &c);
 		send_all(fd, buf, len);
 		break;
@@ -1619,7 +1626,25 @@ static void run_acase(int i)
 		break;
 	}
 
-	if (acases[i].what == AA_DECLINE) {
+	if (acases[i].what == AA_OWN_TOKEN) {
+		/*
+		 * Nothing tells the server the token is its own: it may
+		 * complete the handshake (Linux does) or drop us.  Either
+		 * way the child must go away cleanly with its DMBs.
+		 */
+		int cfd = app_accept(500);
+
+		if (cfd >= 0) {
+			struct smc_sock_info si;
+
+			if (!diag_fd(cfd, &si))
+				ktap_diag("%s: accepted, mode %s", name,
+					  smc_mode_name(si.mode));
+			close(cfd);
+		} else {
+			ktap_diag("%s: dropped", name);
+		}
+	} else if (acases[i].what == AA_DECLINE) {
 		got = recv_upto(fd, rsp, 1, 500, &end, &err);
 		if (got || end != 'T') {
 			ktap_diag("%s: unexpected answer: %d bytes, %s", name,
