@@ -11,17 +11,31 @@
  *  After each part the number of AF_SMC sockets in smc_diag and the
  *  TCP "inuse" count of /proc/net/sockstat{,6} must settle back to the
  *  values from before the part (no leaked sockets).
+ *  3. STRESS_LEAK_CONNS (10000) short connections over SMC-D (the smcd
+ *     module parameter is turned on for the part and restored after),
+ *     STRESS_LEAK_THREADS (4) at a time, half over IPv4 and half over
+ *     IPv6, with either end closing first.  The path is checked on a
+ *     sample.  Afterwards nothing may be left: no AF_SMC sockets but
+ *     the listeners (which are closed too), /proc/net/sockstat{,6} and
+ *     the active objects of the SMC/SMC6 slab caches back to where they
+ *     were, and the loopback-ism counters in debugfs back to their
+ *     baseline with the DMB memory bounded by the reuse pool.
+ *  4. The same with STRESS_LEAK_FALLBACK (2000) connections and SMC-D
+ *     turned off: every connection falls back to TCP.
  *
- * STRESS_FAMILY=inet runs the same over TCP (debugging, no diag checks).
+ * STRESS_FAMILY=inet runs parts 1 and 2 over TCP (debugging, no diag
+ * checks).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +47,7 @@
 #include "ktap.h"
 #include "timeutil.h"
 #include "smc_diag_util.h"
+#include "smcd_util.h"
 
 static int use_inet;
 static struct sockaddr_in laddr;
@@ -401,12 +416,563 @@ static int part_loop(int loops)
 	return ok;
 }
 
+/* ---- parts 3 and 4: leaks after many short connections ---- */
+
+/* What must come back to its value from before the part */
+struct leak_snap {
+	int smc;		/* AF_SMC sockets in smc_diag, -1 unknown */
+	int sockets_used;	/* "sockets: used" of sockstat */
+	int tcp_inuse;		/* TCP + TCP6 inuse */
+	int tcp_orphan;
+	int tcp_alloc;
+	long slab;		/* active SMC/SMC6 slab objects, -1 unknown */
+	int lo_ok;		/* the loopback-ism counters were read */
+	struct lo_ism_stats lo;
+};
+
+/* Where the slab numbers come from, for the diagnostics */
+static char slab_source[160];
+
+static void read_sockstat(struct leak_snap *s)
+{
+	static const char * const files[] = { "/proc/net/sockstat",
+					      "/proc/net/sockstat6" };
+	int a, b, c, d, i;
+	char line[256];
+	FILE *f;
+
+	s->sockets_used = s->tcp_inuse = s->tcp_orphan = s->tcp_alloc = 0;
+	for (i = 0; i < 2; i++) {
+		f = fopen(files[i], "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "sockets: used %d", &a) == 1) {
+				s->sockets_used = a;
+			} else if (sscanf(line,
+					  "TCP: inuse %d orphan %d tw %d alloc %d",
+					  &a, &b, &c, &d) == 4) {
+				s->tcp_inuse += a;
+				s->tcp_orphan = b;
+				s->tcp_alloc = d;
+			} else if (sscanf(line, "TCP6: inuse %d", &a) == 1) {
+				s->tcp_inuse += a;
+			}
+		}
+		fclose(f);
+	}
+}
+
+/* Active objects of the caches named SMC and SMC6 in /proc/slabinfo */
+static long slabinfo_objects(void)
+{
+	char line[512], name[64];
+	long total = -1, active;
+	FILE *f;
+
+	f = fopen("/proc/slabinfo", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %ld", name, &active) != 2)
+			continue;
+		if (strcmp(name, "SMC") && strcmp(name, "SMC6"))
+			continue;
+		total = (total < 0 ? 0 : total) + active;
+	}
+	fclose(f);
+	return total;
+}
+
+static long read_long_file(const char *path)
+{
+	long v = -1;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* Best effort: an aid to precision only */
+static void write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	n = write(fd, val, strlen(val));
+	(void)n;
+	close(fd);
+}
+
+/*
+ * With slab merging (the default) the SMC caches have no line of their
+ * own in /proc/slabinfo; /sys/kernel/slab/SMC then links to the merged
+ * cache, whose count includes other objects of the same size.  Free
+ * objects held in per-cpu slabs count as active until the cache is
+ * shrunk, so shrink it before counting.
+ */
+static long slab_objects(void)
+{
+	static const char * const names[] = { "SMC", "SMC6" };
+	char path[256], real[2][PATH_MAX];
+	long total = -1, v;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
+			 names[i]);
+		write_file(path, "1");
+	}
+	v = slabinfo_objects();
+	if (v >= 0) {
+		snprintf(slab_source, sizeof(slab_source),
+			 "/proc/slabinfo SMC+SMC6");
+		return v;
+	}
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s", names[i]);
+		if (!realpath(path, real[i])) {
+			real[i][0] = 0;
+			continue;
+		}
+		if (i == 1 && !strcmp(real[0], real[1]))
+			continue;	/* both in one merged cache */
+		snprintf(path, sizeof(path), "%.200s/objects", real[i]);
+		v = read_long_file(path);
+		if (v >= 0)
+			total = (total < 0 ? 0 : total) + v;
+	}
+	if (total >= 0)
+		snprintf(slab_source, sizeof(slab_source),
+			 "/sys/kernel/slab/SMC -> %.60s (merged cache)",
+			 strrchr(real[0], '/') ? strrchr(real[0], '/') + 1 :
+						  real[0]);
+	return total;
+}
+
+static void leak_snapshot(struct leak_snap *s)
+{
+	s->smc = smc_count();
+	read_sockstat(s);
+	s->slab = slab_objects();
+	s->lo_ok = !lo_ism_read(&s->lo);
+}
+
+/* Allowance for unrelated objects of a merged slab cache */
+static long slab_tolerance(void)
+{
+	const char *t = getenv("STRESS_SLAB_TOL");
+
+	return t ? atol(t) : 64;
+}
+
+/* Largest DMB memory the reuse pool may keep, for the bound check */
+static long long dmb_pool_max(void)
+{
+	const char *t = getenv("STRESS_DMB_POOL_MAX");
+
+	return t ? atoll(t) : 32LL << 20;
+}
+
+/* The socket side is back to the baseline; why not in @why */
+static int sockets_settled(const struct leak_snap *b,
+			   const struct leak_snap *n, char *why, size_t len)
+{
+	if (n->smc < 0 || n->smc > b->smc)
+		snprintf(why, len, "AF_SMC sockets %d (before %d)",
+			 n->smc, b->smc);
+	else if (n->tcp_inuse > b->tcp_inuse)
+		snprintf(why, len, "TCP inuse %d (before %d)",
+			 n->tcp_inuse, b->tcp_inuse);
+	else if (n->tcp_orphan > b->tcp_orphan)
+		snprintf(why, len, "TCP orphan %d (before %d)",
+			 n->tcp_orphan, b->tcp_orphan);
+	else if (n->tcp_alloc > b->tcp_alloc)
+		snprintf(why, len, "TCP alloc %d (before %d)",
+			 n->tcp_alloc, b->tcp_alloc);
+	else if (n->sockets_used > b->sockets_used)
+		snprintf(why, len, "sockets used %d (before %d)",
+			 n->sockets_used, b->sockets_used);
+	else if (b->slab >= 0 &&
+		 (n->slab < 0 || n->slab > b->slab + slab_tolerance()))
+		snprintf(why, len, "%ld active SMC slab objects (before %ld, tolerance %ld)",
+			 n->slab, b->slab, slab_tolerance());
+	else
+		return 1;
+	return 0;
+}
+
+static int dmbs_settled(const struct leak_snap *b, const struct leak_snap *n,
+			char *why, size_t len)
+{
+	long long big = smcd_class_len(SMCD_TEST_DMB_CLASSES - 1);
+	long long bound, dmbs;
+
+	if (!n->lo_ok) {
+		snprintf(why, len, "%s unreadable", SMC_LO_ISM_STATS);
+		return 0;
+	}
+	bound = dmb_pool_max() + n->lo.dmbs_registered * big;
+	/* each DMB, owned or pooled, has the length of some class */
+	dmbs = n->lo.dmbs_registered + n->lo.dmbs_pooled;
+	if (n->lo.dmbs_registered != b->lo.dmbs_registered)
+		snprintf(why, len, "dmbs_registered %lld (before %lld)",
+			 n->lo.dmbs_registered, b->lo.dmbs_registered);
+	else if (n->lo.dmbs_attached != b->lo.dmbs_attached)
+		snprintf(why, len, "dmbs_attached %lld (before %lld)",
+			 n->lo.dmbs_attached, b->lo.dmbs_attached);
+	else if (n->lo.dmb_bytes > bound)
+		snprintf(why, len, "dmb_bytes %lld with %lld DMBs pooled, more than %lld",
+			 n->lo.dmb_bytes, n->lo.dmbs_pooled, bound);
+	else if (n->lo.dmb_bytes < dmbs * smcd_class_len(0) ||
+		 n->lo.dmb_bytes > dmbs * big)
+		snprintf(why, len, "dmb_bytes %lld does not fit %lld DMBs (%lld registered, %lld pooled)",
+			 n->lo.dmb_bytes, dmbs, n->lo.dmbs_registered,
+			 n->lo.dmbs_pooled);
+	else
+		return 1;
+	return 0;
+}
+
+static void snap_diag(const char *what, const struct leak_snap *s)
+{
+	ktap_diag("%s: AF_SMC %d, sockets used %d, TCP inuse %d orphan %d alloc %d, slab %ld",
+		  what, s->smc, s->sockets_used, s->tcp_inuse, s->tcp_orphan,
+		  s->tcp_alloc, s->slab);
+	if (s->lo_ok)
+		ktap_diag("%s: loopback-ism registered %lld attached %lld pooled %lld bytes %lld",
+			  what, s->lo.dmbs_registered, s->lo.dmbs_attached,
+			  s->lo.dmbs_pooled, s->lo.dmb_bytes);
+}
+
+struct leak_run {
+	struct sockaddr_in a4;
+	struct sockaddr_in6 a6;
+	int l4, l6;
+	int total;		/* connections to make */
+	int next;		/* next connection number to take */
+	int done, fails, path_bad, served, srv_errors, srv_path_bad;
+	int srv_checked, cli_checked;
+	volatile int stop;
+	pthread_mutex_t lock;
+};
+
+/* The listeners of a run: non-blocking, so that idle servers can stop */
+static int leak_listen(struct leak_run *r)
+{
+	socklen_t l;
+
+	r->l4 = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		       SMCPROTO_SMC);
+	r->l6 = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		       SMCPROTO_SMC6);
+	if (r->l4 < 0 || r->l6 < 0)
+		return -1;
+	memset(&r->a4, 0, sizeof(r->a4));
+	r->a4.sin_family = AF_INET;
+	r->a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	memset(&r->a6, 0, sizeof(r->a6));
+	r->a6.sin6_family = AF_INET6;
+	r->a6.sin6_addr = in6addr_loopback;
+	l = sizeof(r->a4);
+	if (bind(r->l4, (struct sockaddr *)&r->a4, l) ||
+	    listen(r->l4, 128) ||
+	    getsockname(r->l4, (struct sockaddr *)&r->a4, &l))
+		return -1;
+	l = sizeof(r->a6);
+	if (bind(r->l6, (struct sockaddr *)&r->a6, l) ||
+	    listen(r->l6, 128) ||
+	    getsockname(r->l6, (struct sockaddr *)&r->a6, &l))
+		return -1;
+	return 0;
+}
+
+static void leak_count(struct leak_run *r, int *what)
+{
+	pthread_mutex_lock(&r->lock);
+	(*what)++;
+	pthread_mutex_unlock(&r->lock);
+}
+
+/*
+ * A request is a 4-byte header (payload length, and in the top bit
+ * "the server closes first") and a payload the server sends back with
+ * every byte inverted.
+ */
+#define LEAK_SRV_CLOSES	0x80000000u
+#define LEAK_MAX_PAYLOAD	512
+
+static void leak_payload(char *p, int len, int i)
+{
+	int k;
+
+	for (k = 0; k < len; k++)
+		p[k] = (char)(i * 31 + k * 7);
+}
+
+/* Serve one accepted connection; 0 or -1 */
+static int leak_serve(struct leak_run *r, int fd)
+{
+	char buf[LEAK_MAX_PAYLOAD];
+	uint32_t hdr, len;
+	int k, check;
+
+	pthread_mutex_lock(&r->lock);
+	check = r->served++ % 500 == 0;
+	pthread_mutex_unlock(&r->lock);
+	set_timeouts(fd, 30000);
+	if (check) {
+		char why[256];
+
+		leak_count(r, &r->srv_checked);
+		if (smc_check_fd_path(fd, 5000, why, sizeof(why))) {
+			ktap_diag("server side: %s", why);
+			leak_count(r, &r->srv_path_bad);
+		}
+	}
+	if (recv_exact(fd, (char *)&hdr, 4))
+		return -1;
+	len = hdr & ~LEAK_SRV_CLOSES;
+	if (len > sizeof(buf) || recv_exact(fd, buf, len))
+		return -1;
+	for (k = 0; k < (int)len; k++)
+		buf[k] = ~buf[k];
+	if (send(fd, buf, len, MSG_NOSIGNAL) != (ssize_t)len)
+		return -1;
+	if (hdr & LEAK_SRV_CLOSES)
+		return 0;
+	/* the client closes first: wait for its EOF */
+	return recv(fd, buf, 1, 0) == 0 ? 0 : -1;
+}
+
+static void *leak_server(void *p)
+{
+	struct leak_run *r = p;
+
+	while (!r->stop) {
+		struct pollfd pfd[2] = {
+			{ .fd = r->l4, .events = POLLIN },
+			{ .fd = r->l6, .events = POLLIN },
+		};
+		int i, fd;
+
+		if (poll(pfd, 2, 200) <= 0)
+			continue;
+		for (i = 0; i < 2; i++) {
+			if (!(pfd[i].revents & POLLIN))
+				continue;
+			fd = accept4(pfd[i].fd, NULL, NULL, SOCK_CLOEXEC);
+			if (fd < 0 && (errno == EAGAIN || errno == EINTR ||
+					errno == ECONNABORTED))
+				continue;
+			if (fd < 0) {
+				ktap_diag("accept: %s", strerror(errno));
+				leak_count(r, &r->srv_errors);
+				continue;
+			}
+			if (leak_serve(r, fd))
+				leak_count(r, &r->srv_errors);
+			close(fd);
+		}
+	}
+	return NULL;
+}
+
+/* One short connection, number @i; 0 or -1 */
+static int leak_one(struct leak_run *r, int i)
+{
+	char msg[LEAK_MAX_PAYLOAD], buf[LEAK_MAX_PAYLOAD];
+	int v6 = i & 1, srv_closes = i % 3 == 0, fd, len, k;
+	const char *step = "socket";
+	uint32_t hdr;
+
+	fd = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC,
+		    v6 ? SMCPROTO_SMC6 : SMCPROTO_SMC);
+	if (fd < 0)
+		goto err;
+	set_timeouts(fd, 30000);
+	step = "connect";
+	if (v6 ? connect(fd, (struct sockaddr *)&r->a6, sizeof(r->a6)) :
+		 connect(fd, (struct sockaddr *)&r->a4, sizeof(r->a4)))
+		goto err;
+	if (i % 500 == 0) {
+		char why[256];
+
+		leak_count(r, &r->cli_checked);
+		if (smc_check_fd_path(fd, 5000, why, sizeof(why))) {
+			ktap_diag("connection %d: %s", i, why);
+			leak_count(r, &r->path_bad);
+		}
+	}
+	len = 1 + i % (LEAK_MAX_PAYLOAD - 1);
+	leak_payload(msg, len, i);
+	hdr = len | (srv_closes ? LEAK_SRV_CLOSES : 0);
+	step = "send";
+	if (send(fd, &hdr, 4, MSG_NOSIGNAL) != 4 ||
+	    send(fd, msg, len, MSG_NOSIGNAL) != len)
+		goto err;
+	step = "receive";
+	if (recv_exact(fd, buf, len))
+		goto err;
+	step = "compare";
+	for (k = 0; k < len; k++)
+		if (buf[k] != (char)~msg[k])
+			goto err;
+	step = "eof";
+	if (srv_closes && recv(fd, buf, 1, 0) != 0)
+		goto err;
+	close(fd);
+	return 0;
+err:
+	ktap_diag("connection %d (%s, %s closes first): %s: %s", i,
+		  v6 ? "v6" : "v4", srv_closes ? "server" : "client", step,
+		  errno ? strerror(errno) : "bad data");
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+static void *leak_client(void *p)
+{
+	struct leak_run *r = p;
+	int i;
+
+	for (;;) {
+		pthread_mutex_lock(&r->lock);
+		i = r->next++;
+		pthread_mutex_unlock(&r->lock);
+		if (i >= r->total || r->stop)
+			break;
+		errno = 0;
+		if (leak_one(r, i)) {
+			leak_count(r, &r->fails);
+			if (r->fails > 10)
+				r->stop = 1;
+		} else {
+			leak_count(r, &r->done);
+		}
+		if (i && i % 2000 == 0)
+			ktap_diag("%d connections started", i);
+	}
+	return NULL;
+}
+
+/*
+ * Run @total short connections over the path @path ("smcd" or
+ * "fallback") and report three results: the connections themselves,
+ * the socket side of the leak check and the DMB side (SMC-D only).
+ */
+static void part_leak(const char *name, const char *path, int total,
+		      int nthreads)
+{
+	int smcd = !strcmp(path, "smcd"), conns_ok, sock_ok = 0, dmb_ok = 0;
+	struct leak_run r = { .total = total, .l4 = -1, .l6 = -1 };
+	pthread_t srv[2], cli[16];
+	struct leak_snap b, n;
+	char res[64], why[256] = "";
+	long t0, end;
+	int i;
+
+	if (smcd_param_set(smcd)) {
+		snprintf(res, sizeof(res), "%s_connections", name);
+		ktap_skip(res, "no smcd module parameter");
+		snprintf(res, sizeof(res), "%s_no_leaks", name);
+		ktap_skip(res, "no smcd module parameter");
+		if (smcd)
+			ktap_skip("smcd_dmbs_released",
+				  "no smcd module parameter");
+		return;
+	}
+	setenv("SMC_EXPECT_PATH", path, 1);
+	if (!smcd)
+		setenv("SMC_EXPECT_REASON", "0x03010000", 1);
+	if (nthreads > 16)
+		nthreads = 16;
+	if (nthreads < 1)
+		nthreads = 1;
+	phase = name;
+	pthread_mutex_init(&r.lock, NULL);
+
+	leak_snapshot(&b);
+	snap_diag("before", &b);
+	if (b.slab >= 0)
+		ktap_diag("slab objects from %s", slab_source);
+	t0 = now_ms();
+	if (leak_listen(&r)) {
+		ktap_diag("listeners: %s", strerror(errno));
+		r.fails++;
+		goto stop;
+	}
+	for (i = 0; i < 2; i++)
+		pthread_create(&srv[i], NULL, leak_server, &r);
+	for (i = 0; i < nthreads; i++)
+		pthread_create(&cli[i], NULL, leak_client, &r);
+	for (i = 0; i < nthreads; i++)
+		pthread_join(cli[i], NULL);
+	r.stop = 1;
+	for (i = 0; i < 2; i++)
+		pthread_join(srv[i], NULL);
+stop:
+	if (r.l4 >= 0)
+		close(r.l4);
+	if (r.l6 >= 0)
+		close(r.l6);
+	ktap_diag("%s: %d of %d connections done in %ld ms, %d failed",
+		  name, r.done, total, now_ms() - t0, r.fails);
+	ktap_diag("%s: server served %d, %d errors; path checked on %d client and %d server sockets, %d wrong",
+		  name, r.served, r.srv_errors, r.cli_checked, r.srv_checked,
+		  r.path_bad + r.srv_path_bad);
+	conns_ok = r.done == total && !r.fails && !r.srv_errors &&
+		   !r.path_bad && !r.srv_path_bad && r.cli_checked > 0 &&
+		   r.srv_checked > 0;
+	snprintf(res, sizeof(res), "%s_connections", name);
+	ktap_result(conns_ok, res);
+
+	/* sockets are freed after an RCU grace period and close work */
+	phase = "leak: settle";
+	end = now_ms() + 60000;
+	for (;;) {
+		leak_snapshot(&n);
+		sock_ok = sockets_settled(&b, &n, why, sizeof(why));
+		if (smcd && b.lo_ok)
+			dmb_ok = dmbs_settled(&b, &n, why + strlen(why),
+					      sizeof(why) - strlen(why));
+		if ((sock_ok && (!smcd || !b.lo_ok || dmb_ok)) ||
+		    now_ms() > end)
+			break;
+		why[0] = 0;
+		msleep(200);
+	}
+	snap_diag("after", &n);
+	if (!sock_ok || (smcd && b.lo_ok && !dmb_ok))
+		ktap_diag("not settled after 60 s: %s", why);
+	snprintf(res, sizeof(res), "%s_no_leaks", name);
+	ktap_result(sock_ok, res);
+	if (smcd) {
+		if (b.lo_ok)
+			ktap_result(dmb_ok, "smcd_dmbs_released");
+		else
+			ktap_skip("smcd_dmbs_released",
+				  "no loopback-ism counters in debugfs");
+	}
+	pthread_mutex_destroy(&r.lock);
+	smcd_param_restore();
+}
+
 static void on_alarm(int sig)
 {
 	char msg[160];
 	int n;
 
 	(void)sig;
+	smcd_param_restore();
 	/* snprintf is not async-signal-safe, but we are about to exit */
 	n = snprintf(msg, sizeof(msg),
 		     "# stress: global timeout in phase '%s' (step %d)\nnot ok - timeout\n",
@@ -414,6 +980,20 @@ static void on_alarm(int sig)
 	if (write(1, msg, n) < 0)
 		_exit(KSFT_FAIL);
 	_exit(KSFT_FAIL);
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	smcd_param_restore();
+	_exit(KSFT_FAIL);
+}
+
+static int env_int(const char *name, int def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? atoi(v) : def;
 }
 
 int main(void)
@@ -442,12 +1022,27 @@ int main(void)
 		}
 	}
 	signal(SIGALRM, on_alarm);
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
 	alarm(getenv("STRESS_TIMEOUT") ? atoi(getenv("STRESS_TIMEOUT")) : 400);
 
-	ktap_header(2);
+	ktap_header(7);
 	if (use_inet)
 		ktap_diag("STRESS_FAMILY=inet: TCP sockets, no diag checks");
 	ktap_result(part_concurrent(nconn), "concurrent_connections");
 	ktap_result(part_loop(loops), "short_connection_loop");
+	if (use_inet) {
+		ktap_skip("smcd_connections", "STRESS_FAMILY=inet");
+		ktap_skip("smcd_no_leaks", "STRESS_FAMILY=inet");
+		ktap_skip("smcd_dmbs_released", "STRESS_FAMILY=inet");
+		ktap_skip("fallback_connections", "STRESS_FAMILY=inet");
+		ktap_skip("fallback_no_leaks", "STRESS_FAMILY=inet");
+		ktap_finish();
+	}
+	part_leak("smcd", "smcd", env_int("STRESS_LEAK_CONNS", 10000),
+		  env_int("STRESS_LEAK_THREADS", 4));
+	part_leak("fallback", "fallback",
+		  env_int("STRESS_LEAK_FALLBACK", 2000),
+		  env_int("STRESS_LEAK_THREADS", 4));
 	ktap_finish();
 }
