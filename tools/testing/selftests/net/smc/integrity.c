@@ -10,12 +10,30 @@
  * transfer are always included.  Every connection must take the path
  * given by SMC_EXPECT_PATH / SMC_EXPECT_REASON.
  *
+ * Then the DMB cases, over SMC-D whatever the environment says (the
+ * smcd module parameter is turned on for them and restored after):
+ * SO_RCVBUF and SO_SNDBUF are set on the client and on the listener
+ * before connect() and listen(), from 1 byte to 64 MiB, so that every
+ * DMB size class (16 KiB << 0..6, 1 MiB at most; the kernel doubles
+ * SO_RCVBUF and half of that is the buffer asked for) is used by at
+ * least one end.  After the handshake each end must read back twice
+ * its own DMB length as SO_RCVBUF and twice the peer's as SO_SNDBUF,
+ * which is how the size classes are verified; with the loopback-ism
+ * counters in debugfs, the connection must own two more DMBs and hold
+ * two more attachments while it is up, and give them back after
+ * close().  The transfer lengths
+ * are random or multiples of the receiving ring plus -1, 0 or 1, from
+ * 1 byte to one 64 MiB full-duplex transfer.  With a net.smc.rmem
+ * sysctl, one more case checks the default without SO_RCVBUF.
+ *
  * Environment: INTEGRITY_SEED, INTEGRITY_ITERS (20), INTEGRITY_MAX
- * (16777216), INTEGRITY_FAMILY=inet (use TCP, no path checks: debugging).
+ * (16777216), INTEGRITY_DMB=0 (leave the DMB cases out),
+ * INTEGRITY_FAMILY=inet (use TCP, no path checks: debugging).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -30,10 +48,56 @@
 #include "ktap.h"
 #include "sha256.h"
 #include "smc_diag_util.h"
+#include "smcd_util.h"
 
 #define CHUNK_MAX	(256 * 1024)
 
 static int use_inet;
+
+/*
+ * Socket buffer options of one connection: what the client and the
+ * listener ask for (0: nothing), the DMB size classes that follows
+ * from what they read back before connect() and listen(), and the
+ * classes seen after the handshake (-1: none matched).
+ */
+struct bufopts {
+	int c_rcv, c_snd, s_rcv, s_snd;
+	int c_class, s_class;
+	int c_seen, s_seen;
+	int lo_ok;			/* lo: counters before the pair */
+	struct lo_ism_stats lo;
+};
+
+/* DMB size classes some end of a DMB case was seen to use */
+static unsigned int classes_seen;
+
+/* Ask for a buffer size; the FORCE variant lifts the rmem/wmem_max cap */
+static void set_buf(int fd, int opt, int force, int val)
+{
+	if (!val)
+		return;
+	if (setsockopt(fd, SOL_SOCKET, force, &val, sizeof(val)) &&
+	    setsockopt(fd, SOL_SOCKET, opt, &val, sizeof(val)))
+		ktap_diag("setsockopt(%d, %d): %s", opt, val, strerror(errno));
+}
+
+static int get_buf(int fd, int opt)
+{
+	socklen_t l = sizeof(int);
+	int val = -1;
+
+	if (getsockopt(fd, SOL_SOCKET, opt, &val, &l))
+		return -1;
+	return val;
+}
+
+/* Set the options on a socket not yet connected; its DMB class */
+static int apply_bufs(int fd, int rcv, int snd)
+{
+	set_buf(fd, SO_RCVBUF, SO_RCVBUFFORCE, rcv);
+	set_buf(fd, SO_SNDBUF, SO_SNDBUFFORCE, snd);
+	return smcd_class_for_rcvbuf(get_buf(fd, SO_RCVBUF));
+}
 
 struct stream {
 	int fd;
@@ -126,7 +190,7 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-static int make_pair(int fam, int *cli, int *srv)
+static int make_pair(int fam, int *cli, int *srv, struct bufopts *bo)
 {
 	struct sockaddr_storage ss;
 	socklen_t l;
@@ -149,11 +213,17 @@ static int make_pair(int fam, int *cli, int *srv)
 		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		l = sizeof(*a);
 	}
+	if (bo)
+		bo->lo_ok = !lo_ism_read(&bo->lo);
 	lfd = socket(dom, SOCK_STREAM | SOCK_CLOEXEC, proto);
+	if (lfd >= 0 && bo)
+		bo->s_class = apply_bufs(lfd, bo->s_rcv, bo->s_snd);
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&ss, l) ||
 	    listen(lfd, 4) || getsockname(lfd, (struct sockaddr *)&ss, &l))
 		goto err;
 	*cli = socket(dom, SOCK_STREAM | SOCK_CLOEXEC, proto);
+	if (*cli >= 0 && bo)
+		bo->c_class = apply_bufs(*cli, bo->c_rcv, bo->c_snd);
 	if (*cli < 0 || connect(*cli, (struct sockaddr *)&ss, l))
 		goto err;
 	*srv = accept(lfd, NULL, NULL);
@@ -188,8 +258,79 @@ static int check_paths(int cli, int srv)
 	return ok;
 }
 
-/* Transfer len_ab from a to b and len_ba from b to a at the same time. */
-static int transfer(int fam, uint64_t len_ab, uint64_t len_ba, uint64_t seed)
+/* The class whose DMB length is half of @buf, or -1 */
+static int class_of_buf(int buf)
+{
+	int c;
+
+	for (c = 0; c < SMCD_TEST_DMB_CLASSES; c++)
+		if (buf == 2 * smcd_class_len(c))
+			return c;
+	return -1;
+}
+
+/* The DMB counters of loopback-ism are back to @before (5 s deadline) */
+static int dmbs_back(const struct lo_ism_stats *before)
+{
+	struct lo_ism_stats now;
+	int i;
+
+	for (i = 0; i < 250; i++) {
+		if (lo_ism_read(&now))
+			break;
+		if (now.dmbs_registered == before->dmbs_registered &&
+		    now.dmbs_attached == before->dmbs_attached)
+			return 1;
+		nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+	}
+	ktap_diag("after close: %lld DMBs registered, %lld attached; before %lld and %lld",
+		  now.dmbs_registered, now.dmbs_attached,
+		  before->dmbs_registered, before->dmbs_attached);
+	return 0;
+}
+
+/*
+ * After the SMC-D handshake each end reads back twice its own DMB
+ * length as SO_RCVBUF and twice the peer's as SO_SNDBUF.
+ */
+static int check_bufs(int cli, int srv, struct bufopts *bo)
+{
+	int c_rcv = get_buf(cli, SO_RCVBUF), c_snd = get_buf(cli, SO_SNDBUF);
+	int s_rcv = get_buf(srv, SO_RCVBUF), s_snd = get_buf(srv, SO_SNDBUF);
+	struct lo_ism_stats lo;
+
+	bo->c_seen = class_of_buf(c_rcv);
+	bo->s_seen = class_of_buf(s_rcv);
+	ktap_diag("DMB classes: client %d (SO_RCVBUF %d, SO_SNDBUF %d), server %d (SO_RCVBUF %d, SO_SNDBUF %d)",
+		  bo->c_seen, c_rcv, c_snd, bo->s_seen, s_rcv, s_snd);
+	if (bo->c_seen >= 0)
+		classes_seen |= 1u << bo->c_seen;
+	if (bo->s_seen >= 0)
+		classes_seen |= 1u << bo->s_seen;
+	if (bo->lo_ok && !lo_ism_read(&lo) &&
+	    (lo.dmbs_registered != bo->lo.dmbs_registered + 2 ||
+	     lo.dmbs_attached != bo->lo.dmbs_attached + 2)) {
+		ktap_diag("loopback-ism: %lld DMBs registered, %lld attached; expected %lld and %lld",
+			  lo.dmbs_registered, lo.dmbs_attached,
+			  bo->lo.dmbs_registered + 2, bo->lo.dmbs_attached + 2);
+		return 0;
+	}
+	if (bo->c_seen != bo->c_class || bo->s_seen != bo->s_class ||
+	    class_of_buf(c_snd) != bo->s_class ||
+	    class_of_buf(s_snd) != bo->c_class) {
+		ktap_diag("expected client class %d, server class %d",
+			  bo->c_class, bo->s_class);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Transfer len_ab from a to b and len_ba from b to a at the same time;
+ * with @bo, set the buffer options first and check the DMB classes.
+ */
+static int transfer_bufs(int fam, uint64_t len_ab, uint64_t len_ba,
+			 uint64_t seed, struct bufopts *bo)
 {
 	struct stream wa, wb, ra, rb;
 	pthread_t t[4];
@@ -197,9 +338,11 @@ static int transfer(int fam, uint64_t len_ab, uint64_t len_ba, uint64_t seed)
 	char h1[65], h2[65];
 	struct timespec t0, t1;
 
-	if (make_pair(fam, &cli, &srv))
+	if (make_pair(fam, &cli, &srv, bo))
 		return 0;
 	ok &= check_paths(cli, srv);
+	if (bo && !use_inet)
+		ok &= check_bufs(cli, srv, bo);
 
 	memset(&wa, 0, sizeof(wa));
 	memset(&wb, 0, sizeof(wb));
@@ -253,7 +396,14 @@ static int transfer(int fam, uint64_t len_ab, uint64_t len_ba, uint64_t seed)
 		  h1);
 	close(cli);
 	close(srv);
+	if (bo && bo->lo_ok && !use_inet)
+		ok &= dmbs_back(&bo->lo);
 	return ok;
+}
+
+static int transfer(int fam, uint64_t len_ab, uint64_t len_ba, uint64_t seed)
+{
+	return transfer_bufs(fam, len_ab, len_ba, seed, NULL);
 }
 
 /* Log-uniform size in [0, max]. */
@@ -272,11 +422,193 @@ static uint64_t rand_size(uint64_t *s, uint64_t max)
 	return xs64(s) % lim;
 }
 
+/* ---- DMB size classes over SMC-D ---- */
+
+#define KIB		1024
+#define MIB		(1024 * 1024)
+#define DMB_HDR_LEN	32	/* the CDC header in front of the ring */
+
+enum dmb_sizes {
+	SZ_ONE,		/* 1 byte each way */
+	SZ_RING,	/* k * ring + {-1, 0, 1}, k = 1..3, each way */
+	SZ_RAND,	/* log-uniform, 1 byte to 4 MiB, each way */
+	SZ_64M,		/* 64 MiB each way: once per run */
+};
+
+struct dmb_case {
+	const char *name;
+	int c_rcv, c_snd, s_rcv, s_snd;
+	enum dmb_sizes sizes;
+};
+
+/* Client and server classes in the names; 1 byte to 64 MiB asked for */
+static const struct dmb_case dmb_cases[] = {
+	{ "dmb_16k_16k_1_byte",	1, 1, 1, 1, SZ_ONE },
+	{ "dmb_16k_32k_ring",	16 * KIB, 4 * KIB, 16 * KIB + 1, 64 * MIB,
+				SZ_RING },
+	{ "dmb_32k_64k",	32 * KIB, 0, 48 * KIB, 0, SZ_RAND },
+	{ "dmb_64k_128k_ring",	64 * KIB, 256 * KIB, 65 * KIB, 1, SZ_RING },
+	{ "dmb_128k_256k",	128 * KIB, 0, 200 * KIB, 16 * KIB, SZ_RAND },
+	{ "dmb_256k_512k_ring",	256 * KIB, MIB, 512 * KIB, 0, SZ_RING },
+	{ "dmb_512k_1m",	300 * KIB, 0, MIB, MIB, SZ_RAND },
+	{ "dmb_1m_16k_ring",	64 * MIB, 64 * MIB, 1, 0, SZ_RING },
+	{ "dmb_default_bufs",	0, 0, 0, 0, SZ_RAND },
+	{ "dmb_1m_1m_64mib_duplex", MIB, 64 * MIB, MIB, 64 * MIB, SZ_64M },
+};
+
+#define NR_DMB_CASES	(sizeof(dmb_cases) / sizeof(dmb_cases[0]))
+
+#define SMC_RMEM_SYSCTL	"/proc/sys/net/smc/rmem"
+
+/* net.smc.rmem before the sysctl case changed it, for the restore */
+static char rmem_saved[32];
+
+static void rmem_restore(void)
+{
+	int fd;
+
+	if (!rmem_saved[0])
+		return;
+	fd = open(SMC_RMEM_SYSCTL, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, rmem_saved, strlen(rmem_saved)) < 0)
+		rmem_saved[0] = 0;
+	close(fd);
+}
+
+static int rmem_set(const char *val)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(SMC_RMEM_SYSCTL, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, rmem_saved, sizeof(rmem_saved) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	rmem_saved[n] = 0;
+	fd = open(SMC_RMEM_SYSCTL, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rmem_saved[0] = 0;
+		return -1;
+	}
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+/* k * ring + {-1, 0, 1} with ring the data ring of a DMB of class c */
+static uint64_t ring_len(uint64_t *s, int c)
+{
+	uint64_t ring = smcd_class_len(c) - DMB_HDR_LEN;
+
+	return (1 + xs64(s) % 3) * ring + xs64(s) % 3 - 1;
+}
+
+static int dmb_case(const struct dmb_case *dc, int fam, uint64_t seed)
+{
+	struct bufopts bo = {
+		.c_rcv = dc->c_rcv, .c_snd = dc->c_snd,
+		.s_rcv = dc->s_rcv, .s_snd = dc->s_snd,
+	};
+	uint64_t s = seed | 1, ab, ba;
+	int fd[2];
+
+	switch (dc->sizes) {
+	case SZ_ONE:
+		ab = ba = 1;
+		break;
+	case SZ_RING:
+		/* the classes as make_pair() will compute them */
+		fd[0] = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		fd[1] = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd[0] >= 0 && fd[1] >= 0) {
+			bo.s_class = apply_bufs(fd[0], bo.s_rcv, bo.s_snd);
+			bo.c_class = apply_bufs(fd[1], bo.c_rcv, bo.c_snd);
+		}
+		if (fd[0] >= 0)
+			close(fd[0]);
+		if (fd[1] >= 0)
+			close(fd[1]);
+		ab = ring_len(&s, bo.s_class);
+		ba = ring_len(&s, bo.c_class);
+		break;
+	case SZ_64M:
+		ab = ba = 64 * MIB;
+		break;
+	default:
+		ab = 1 + rand_size(&s, 4 * MIB - 1);
+		ba = 1 + rand_size(&s, 4 * MIB - 1);
+		break;
+	}
+	return transfer_bufs(fam, ab, ba, seed, &bo);
+}
+
+/* The DMB cases; they count NR_DMB_CASES + 2 results */
+static void dmb_cases_run(uint64_t seed)
+{
+	char *old = getenv("SMC_EXPECT_PATH");
+	struct bufopts bo = { 0 };
+	unsigned int i;
+	int rc;
+
+	if (old)
+		old = strdup(old);
+	rc = smcd_param_set(1);
+	if (rc) {
+		for (i = 0; i < NR_DMB_CASES; i++)
+			ktap_skip(dmb_cases[i].name, "no smcd module parameter");
+		ktap_skip("dmb_all_classes_used", "no smcd module parameter");
+		ktap_skip("dmb_sysctl_rmem", "no smcd module parameter");
+		free(old);
+		return;
+	}
+	setenv("SMC_EXPECT_PATH", "smcd", 1);
+	for (i = 0; i < NR_DMB_CASES; i++)
+		ktap_result(dmb_case(&dmb_cases[i],
+				     (i & 1) ? AF_INET6 : AF_INET,
+				     seed + 1000 + i),
+			    dmb_cases[i].name);
+	ktap_diag("DMB classes used: 0x%02x", classes_seen);
+	ktap_result(classes_seen == (1u << SMCD_TEST_DMB_CLASSES) - 1,
+		    "dmb_all_classes_used");
+
+	/* net.smc.rmem: the DMB size without SO_RCVBUF */
+	if (rmem_set("262144")) {
+		ktap_skip("dmb_sysctl_rmem", "no writable net.smc.rmem");
+	} else {
+		ktap_result(transfer_bufs(AF_INET, 300 * KIB, 5 * MIB,
+					  seed + 2000, &bo),
+			    "dmb_sysctl_rmem");
+		rmem_restore();
+	}
+
+	smcd_param_restore();
+	if (old)
+		setenv("SMC_EXPECT_PATH", old, 1);
+	else
+		unsetenv("SMC_EXPECT_PATH");
+	free(old);
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	smcd_param_restore();
+	rmem_restore();
+	_exit(KSFT_FAIL);
+}
+
 static void on_alarm(int sig)
 {
 	static const char msg[] = "# integrity: global timeout, giving up\n";
 
 	(void)sig;
+	smcd_param_restore();
+	rmem_restore();
 	if (write(1, msg, sizeof(msg) - 1) < 0)
 		_exit(KSFT_FAIL);
 	_exit(KSFT_FAIL);
@@ -295,7 +627,7 @@ int main(void)
 	char name[64];
 	const char *f = getenv("INTEGRITY_FAMILY");
 	unsigned int i;
-	int fd;
+	int fd, dmb;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
@@ -303,6 +635,7 @@ int main(void)
 	seed = env_u64("INTEGRITY_SEED", (uint64_t)time(NULL) ^ getpid());
 	iters = env_u64("INTEGRITY_ITERS", 20);
 	max = env_u64("INTEGRITY_MAX", 16 << 20);
+	dmb = !use_inet && env_u64("INTEGRITY_DMB", 1);
 	if (!use_inet) {
 		fd = socket(AF_SMC, SOCK_STREAM, 0);
 		if (fd < 0)
@@ -310,9 +643,11 @@ int main(void)
 		close(fd);
 	}
 	signal(SIGALRM, on_alarm);
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
 	alarm(env_u64("INTEGRITY_TIMEOUT", 360));
 
-	ktap_header(iters + 4);
+	ktap_header(iters + 4 + (dmb ? NR_DMB_CASES + 2 : 0));
 	ktap_diag("seed %llu (rerun with INTEGRITY_SEED=%llu), %llu iterations, max %llu bytes%s",
 		  (unsigned long long)seed, (unsigned long long)seed,
 		  (unsigned long long)iters, (unsigned long long)max,
@@ -332,5 +667,7 @@ int main(void)
 			 fam == AF_INET6 ? "v6" : "v4");
 		ktap_result(transfer(fam, a, b, seed + 100 + i), name);
 	}
+	if (dmb)
+		dmb_cases_run(seed);
 	ktap_finish();
 }
