@@ -1,0 +1,275 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# AF_SMC across and inside network namespaces, over SMC-D (the smcd module
+# parameter is turned on for the test and restored at exit):
+#  - server in netns A, client in netns B, joined by a veth pair, over
+#    IPv4 and IPv6: both ends are in one kernel, so the connection must
+#    take SMC-D over loopback-ism;
+#  - server and client in one more netns over its own loopback;
+#  - each end checks its own path through sock_diag of its netns and the
+#    script checks it again from that netns while the connection is up;
+#    the socket must not be visible from the other namespaces;
+#  - full-duplex transfers verified by SHA-256 (smc_xfer);
+#  - a namespace deleted while a connection in it is up, whose two ends
+#    are then killed: the namespace and the connection go away;
+#  - afterwards no AF_SMC socket is left in any namespace, the namespaces
+#    go away, and the loopback-ism counters in debugfs (when the kernel
+#    has them) are back to where they were.
+
+. "$(dirname "$0")/lib.sh"
+
+XFER=$HERE/smc_xfer
+SMCD_PARAM=/sys/module/smc/parameters/smcd
+NS_A=smc-a-$$
+NS_B=smc-b-$$
+NS_C=smc-c-$$
+NS_D=smc-d-$$
+LO_ISM=/sys/kernel/debug/smc/loopback-ism
+VETH_A=smcva$$
+VETH_B=smcvb$$
+# documentation prefixes (RFC 5737, RFC 3849): never routed anywhere
+ADDR4_A=192.0.2.1
+ADDR4_B=192.0.2.2
+ADDR6_A=2001:db8::1
+ADDR6_B=2001:db8::2
+smcd_saved=""
+
+[ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs AF_SMC (SMC_TEST_INET=1)"
+[ "$(id -u)" = 0 ] || ktap_skip_all "must run as root"
+require_tools ip
+require_smc
+[ -x "$XFER" ] || ktap_skip_all "smc_xfer not built (run make)"
+[ -w "$SMCD_PARAM" ] || ktap_skip_all "no writable smcd module parameter"
+
+netns_cleanup()
+{
+	local ns
+
+	cleanup
+	for ns in $NS_A $NS_B $NS_C $NS_D; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	[ -n "$smcd_saved" ] && echo "$smcd_saved" > "$SMCD_PARAM"
+}
+
+setup_common
+trap netns_cleanup EXIT
+
+smcd_saved=$(cat "$SMCD_PARAM")
+echo 1 > "$SMCD_PARAM" || ktap_skip_all "cannot turn on the smcd parameter"
+export SMC_EXPECT_PATH=smcd
+unset SMC_EXPECT_REASON
+
+setup_netns()
+{
+	local ns
+
+	for ns in $NS_A $NS_B $NS_C; do
+		ip netns add "$ns" || return 1
+		ip -n "$ns" link set lo up || return 1
+	done
+	ip link add "$VETH_A" type veth peer name "$VETH_B" || return 1
+	ip link set "$VETH_A" netns "$NS_A" || return 1
+	ip link set "$VETH_B" netns "$NS_B" || return 1
+	ip -n "$NS_A" addr add "$ADDR4_A/24" dev "$VETH_A" || return 1
+	ip -n "$NS_B" addr add "$ADDR4_B/24" dev "$VETH_B" || return 1
+	ip -n "$NS_A" addr add "$ADDR6_A/64" dev "$VETH_A" nodad || return 1
+	ip -n "$NS_B" addr add "$ADDR6_B/64" dev "$VETH_B" nodad || return 1
+	ip -n "$NS_A" link set "$VETH_A" up || return 1
+	ip -n "$NS_B" link set "$VETH_B" up || return 1
+}
+
+# in_ns NS CMD...: run CMD in NS ("" for the initial namespace)
+in_ns()
+{
+	local ns=$1
+
+	shift
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" "$@"
+	else
+		"$@"
+	fi
+}
+
+# visible NS PID: number of AF_SMC sockets of PID seen from NS
+visible()
+{
+	in_ns "$1" "$SMC_PATH" -p "$2" -c 2>/dev/null || echo "?"
+}
+
+# invisible WHAT PID OWN_NS NS...: no AF_SMC socket of PID shows in any
+# NS but its own ("" is the initial namespace)
+invisible()
+{
+	local what=$1 pid=$2 own=$3 ns n rc=0
+
+	shift 3
+	for ns in "$@"; do
+		[ "$ns" = "$own" ] && continue
+		n=$(visible "$ns" "$pid")
+		[ "$n" = 0 ] && continue
+		ktap_diag "$what: ${ns:-init netns} sees $n of its sockets"
+		rc=1
+	done
+	return $rc
+}
+
+# xfer NAME SRV_NS CLI_NS ADDR C2S S2C [OTHER_NS...]: one connection
+# from CLI_NS to ADDR in SRV_NS; its sockets must not show in OTHER_NS
+# (and never in the initial namespace)
+xfer()
+{
+	local name=$1 sns=$2 cns=$3 addr=$4 c2s=$5 s2c=$6
+	local port=$((20000 + RANDOM % 20000)) seed=$RANDOM rc=0 spid cpid
+	local d=$tmp_dir/$name
+
+	shift 6
+	mkdir -p "$d"
+	# "ip netns exec" execs the program: $! is its pid
+	ip netns exec "$sns" "$XFER" -s "$addr" "$port" -n "$c2s" -m "$s2c" \
+		-S "$seed" -r "$d/ready" -H "$d/hold-s" > "$d/srv.out" 2>&1 &
+	spid=$!
+	track $spid
+	if ! wait_until 30 test -e "$d/ready"; then
+		ktap_diag "$name: server did not start: $(cat "$d/srv.out")"
+		return 1
+	fi
+	ip netns exec "$cns" "$XFER" -c "$addr" "$port" -n "$c2s" -m "$s2c" \
+		-S "$seed" -H "$d/hold-c" > "$d/cli.out" 2>&1 &
+	cpid=$!
+	track $cpid
+
+	if wait_until 30 test -e "$d/hold-s" -a -e "$d/hold-c"; then
+		# the path, seen from each end's own namespace
+		if ! in_ns "$sns" "$SMC_PATH" -p $spid -e > "$d/path-s" 2>&1; then
+			ktap_diag "$name: server path from its netns: $(cat "$d/path-s")"
+			rc=1
+		fi
+		if ! in_ns "$cns" "$SMC_PATH" -p $cpid -e > "$d/path-c" 2>&1; then
+			ktap_diag "$name: client path from its netns: $(cat "$d/path-c")"
+			rc=1
+		fi
+		ktap_diag "$name: server $(head -n 1 "$d/path-s")"
+		# and invisible from everywhere else
+		invisible "$name: server" $spid "$sns" "" "$cns" "$@" || rc=1
+		invisible "$name: client" $cpid "$cns" "" "$sns" "$@" || rc=1
+	else
+		ktap_diag "$name: no connection: $(cat "$d/srv.out" "$d/cli.out")"
+		rc=1
+	fi
+	rm -f "$d/hold-s" "$d/hold-c"
+
+	wait $cpid || rc=1
+	wait $spid || rc=1
+	ktap_diag "$(sed 's/^# //' "$d/srv.out" "$d/cli.out")"
+	return $rc
+}
+
+# lo_ism: "registered attached" DMB counts of loopback-ism, or nothing
+lo_ism()
+{
+	[ -r "$LO_ISM" ] || return 1
+	awk '$1 == "dmbs_registered" { r = $2 } $1 == "dmbs_attached" { a = $2 }
+	     END { if (r == "" || a == "") exit 1; print r, a }' "$LO_ISM"
+}
+
+lo_ism_settled()
+{
+	[ "$(lo_ism)" = "$lo_base" ]
+}
+
+# A namespace deleted under a live connection, whose ends are then killed
+test_del_under_connection()
+{
+	local d=$tmp_dir/del spid cpid rc=0
+
+	mkdir -p "$d"
+	ip netns add "$NS_D" && ip -n "$NS_D" link set lo up || return 1
+	ip netns exec "$NS_D" "$XFER" -s 127.0.0.1 4242 -r "$d/ready" \
+		-H "$d/hold-s" > "$d/srv.out" 2>&1 &
+	spid=$!
+	track $spid
+	wait_until 30 test -e "$d/ready" || { ktap_diag "no server"; return 1; }
+	ip netns exec "$NS_D" "$XFER" -c 127.0.0.1 4242 -H "$d/hold-c" \
+		> "$d/cli.out" 2>&1 &
+	cpid=$!
+	track $cpid
+	if ! wait_until 30 test -e "$d/hold-s" -a -e "$d/hold-c"; then
+		ktap_diag "no connection: $(cat "$d/srv.out" "$d/cli.out")"
+		rc=1
+	fi
+	# the processes keep the namespace alive until they die
+	ip netns del "$NS_D" || rc=1
+	kill -9 $spid $cpid
+	wait $spid $cpid 2>/dev/null
+	ip netns list | grep -q "^$NS_D\b" &&
+		{ ktap_diag "$NS_D still listed"; rc=1; }
+	if ! wait_until 30 smc_settled "$base"; then
+		ktap_diag "init netns: AF_SMC sockets $(smc_count), before $base"
+		rc=1
+	fi
+	return $rc
+}
+
+# no AF_SMC socket left in NS
+ns_empty()
+{
+	[ "$(in_ns "$1" "$SMC_PATH" -c 2>/dev/null)" = 0 ]
+}
+
+test_no_leftovers()
+{
+	local rc=0 ns
+
+	for ns in $NS_A $NS_B $NS_C; do
+		if ! wait_until 30 ns_empty "$ns"; then
+			ktap_diag "$ns: AF_SMC sockets left: $(in_ns "$ns" "$SMC_PATH" 2>&1 | head -n 5)"
+			rc=1
+		fi
+		ip netns del "$ns" || rc=1
+	done
+	if ! wait_until 30 smc_settled "$base"; then
+		ktap_diag "init netns: AF_SMC sockets $(smc_count), before $base"
+		rc=1
+	fi
+	ip link show "$VETH_A" >/dev/null 2>&1 &&
+		{ ktap_diag "$VETH_A still exists"; rc=1; }
+	return $rc
+}
+
+test_dmbs_released()
+{
+	if wait_until 30 lo_ism_settled; then
+		ktap_diag "loopback-ism DMBs registered, attached: $lo_base"
+		return 0
+	fi
+	ktap_diag "loopback-ism DMBs registered, attached: $(lo_ism), before $lo_base"
+	return 1
+}
+
+base=$(smc_count)
+mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+lo_base=$(lo_ism)
+setup_netns || ktap_skip_all "cannot set up the namespaces and the veth pair"
+ktap_header 7
+xfer veth_v4 $NS_A $NS_B $ADDR4_A 4194304 1048573 $NS_C
+ktap_result veth_v4_smcd $?
+xfer veth_v6 $NS_A $NS_B $ADDR6_A 1 3145728 $NS_C
+ktap_result veth_v6_smcd $?
+xfer veth_v4_reverse $NS_B $NS_A $ADDR4_B 65536 65535 $NS_C
+ktap_result veth_v4_reverse_smcd $?
+xfer lo_one_netns $NS_C $NS_C 127.0.0.1 2097152 2097152 $NS_A $NS_B
+ktap_result single_netns_loopback_smcd $?
+test_del_under_connection
+ktap_result netns_deleted_under_connection $?
+test_no_leftovers
+ktap_result netns_no_leftovers $?
+if [ -n "$lo_base" ]; then
+	test_dmbs_released
+	ktap_result netns_dmbs_released $?
+else
+	ktap_skip netns_dmbs_released "no loopback-ism counters in debugfs"
+fi
+ktap_finish

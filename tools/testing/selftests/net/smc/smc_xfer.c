@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smc_xfer - one AF_SMC connection with a verified full-duplex transfer,
+ * for tests that place the two ends in different network namespaces.
+ *
+ *   smc_xfer -s ADDR PORT [options]   accept one connection
+ *   smc_xfer -c ADDR PORT [options]   connect
+ *
+ *   -n BYTES  client to server (default 1 MiB)
+ *   -m BYTES  server to client (default 1 MiB)
+ *   -S SEED   data seed; both ends must use the same (default 1)
+ *   -r FILE   server: create FILE once listening
+ *   -H FILE   once connected and the path is checked: create FILE and
+ *             wait until someone removes it before the transfer
+ *   -t SEC    give up after SEC seconds (default 120)
+ *
+ * ADDR is IPv4 or IPv6.  The connection's own path is checked through
+ * sock_diag of the netns the program runs in against SMC_EXPECT_PATH
+ * and SMC_EXPECT_REASON.  Both streams are pseudo-random data generated
+ * from the seed; the receiver compares the SHA-256 of what it read with
+ * that of the stream it expected.  Diagnostics are printed as "# " lines.
+ * Exit status: 0 all checks passed, 1 otherwise.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "ktap.h"
+#include "sha256.h"
+#include "smc_diag_util.h"
+#include "timeutil.h"
+
+#define XFER_CHUNK	(64 * 1024)
+
+static const char *role = "?";
+
+struct xstream {
+	int fd;
+	uint64_t seed;
+	uint64_t len;
+	uint64_t done;
+	int err;
+	uint8_t digest[32];
+};
+
+static uint64_t xs64(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*s = x;
+	return x;
+}
+
+/* A byte stream that does not depend on how it is cut into pieces */
+struct gen {
+	uint64_t s;
+	uint64_t word;		/* bytes not handed out yet, low first */
+	int left;
+};
+
+static void gen_init(struct gen *g, uint64_t seed)
+{
+	g->s = seed | 1;
+	g->left = 0;
+}
+
+/* Fill @buf with the next @n bytes of the stream */
+static void gen(struct gen *g, uint8_t *buf, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!g->left) {
+			g->word = xs64(&g->s);
+			g->left = 8;
+		}
+		buf[i] = g->word;
+		g->word >>= 8;
+		g->left--;
+	}
+}
+
+/* The digest of the whole stream, without sending it */
+static void stream_digest(uint64_t seed, uint64_t len, uint8_t out[32])
+{
+	uint8_t *buf = malloc(XFER_CHUNK);
+	uint64_t left = len;
+	struct sha256 h;
+	struct gen s;
+
+	gen_init(&s, seed);
+	sha256_init(&h);
+	while (left) {
+		size_t n = left < XFER_CHUNK ? left : XFER_CHUNK;
+
+		gen(&s, buf, n);
+		sha256_update(&h, buf, n);
+		left -= n;
+	}
+	sha256_final(&h, out);
+	free(buf);
+}
+
+static void *writer(void *arg)
+{
+	uint8_t *buf = malloc(XFER_CHUNK);
+	struct xstream *st = arg;
+	uint64_t cs = st->seed * 7 + 3;
+	struct gen s;
+
+	gen_init(&s, st->seed);
+	while (st->done < st->len) {
+		size_t n = 1 + xs64(&cs) % XFER_CHUNK, off = 0;
+
+		if (n > st->len - st->done)
+			n = st->len - st->done;
+		gen(&s, buf, n);
+		while (off < n) {
+			ssize_t r = send(st->fd, buf + off, n - off,
+					 MSG_NOSIGNAL);
+
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				st->err = errno;
+				goto out;
+			}
+			off += r;
+		}
+		st->done += n;
+	}
+	if (shutdown(st->fd, SHUT_WR))
+		st->err = errno;
+out:
+	free(buf);
+	return NULL;
+}
+
+static void reader(struct xstream *st)
+{
+	uint8_t *buf = malloc(XFER_CHUNK);
+	uint64_t cs = st->seed * 5 + 1;
+	struct sha256 h;
+
+	sha256_init(&h);
+	for (;;) {
+		ssize_t r = recv(st->fd, buf, 1 + xs64(&cs) % XFER_CHUNK, 0);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			st->err = errno;
+			break;
+		}
+		if (!r)
+			break;
+		sha256_update(&h, buf, r);
+		st->done += r;
+	}
+	sha256_final(&h, st->digest);
+	free(buf);
+}
+
+static int parse_addr(const char *a, const char *p,
+		      struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, a, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(atoi(p));
+		*len = sizeof(*s4);
+		return AF_INET;
+	}
+	if (inet_pton(AF_INET6, a, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(atoi(p));
+		*len = sizeof(*s6);
+		return AF_INET6;
+	}
+	return -1;
+}
+
+static int touch(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+/* Create @path and wait until it is gone (at most 60 s); 0 or -1 */
+static int hold(const char *path)
+{
+	long end = now_ms() + 60000;
+	struct stat st;
+
+	if (touch(path)) {
+		ktap_diag("%s: cannot create %s: %s", role, path,
+			  strerror(errno));
+		return -1;
+	}
+	while (!stat(path, &st)) {
+		if (now_ms() > end) {
+			ktap_diag("%s: %s was not removed in time", role, path);
+			return -1;
+		}
+		msleep(20);
+	}
+	return 0;
+}
+
+static int check_path(int fd)
+{
+	struct smc_sock_info si;
+	char why[256];
+
+	if (smc_check_fd_path(fd, 5000, why, sizeof(why))) {
+		ktap_diag("%s: %s", role, why);
+		return -1;
+	}
+	if (!smc_diag_lookup(fd, &si))
+		ktap_diag("%s: path %s, state %s, ports %u -> %u", role,
+			  smc_mode_name(si.mode), smc_state_name(si.state),
+			  si.sport, si.dport);
+	return 0;
+}
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "# smc_xfer: timeout\n";
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(KSFT_FAIL);
+	_exit(KSFT_FAIL);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: smc_xfer -s|-c ADDR PORT [-n BYTES] [-m BYTES] [-S SEED] [-r FILE] [-H FILE] [-t SEC]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t c2s = 1 << 20, s2c = 1 << 20, seed = 1;
+	const char *ready = NULL, *holdf = NULL;
+	struct xstream w = { 0 }, r = { 0 };
+	int server = -1, fam, fd, lfd, ok = 1;
+	struct sockaddr_storage ss;
+	uint8_t want[32];
+	char h1[65], h2[65];
+	unsigned int tmo = 120;
+	pthread_t t;
+	socklen_t l;
+	int opt;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	while ((opt = getopt(argc, argv, "scn:m:S:r:H:t:")) != -1) {
+		switch (opt) {
+		case 's':
+			server = 1;
+			break;
+		case 'c':
+			server = 0;
+			break;
+		case 'n':
+			c2s = strtoull(optarg, NULL, 0);
+			break;
+		case 'm':
+			s2c = strtoull(optarg, NULL, 0);
+			break;
+		case 'S':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'r':
+			ready = optarg;
+			break;
+		case 'H':
+			holdf = optarg;
+			break;
+		case 't':
+			tmo = atoi(optarg);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (server < 0 || argc - optind != 2)
+		usage();
+	role = server ? "server" : "client";
+	fam = parse_addr(argv[optind], argv[optind + 1], &ss, &l);
+	if (fam < 0)
+		usage();
+	signal(SIGALRM, on_alarm);
+	alarm(tmo);
+
+	fd = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC,
+		    fam == AF_INET6 ? SMCPROTO_SMC6 : SMCPROTO_SMC);
+	if (fd < 0) {
+		ktap_diag("%s: socket(AF_SMC): %s", role, strerror(errno));
+		return KSFT_FAIL;
+	}
+	if (server) {
+		lfd = fd;
+		opt = 1;
+		setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &opt, sizeof(opt));
+		if (bind(lfd, (struct sockaddr *)&ss, l) || listen(lfd, 1)) {
+			ktap_diag("server: bind/listen %s: %s", argv[optind],
+				  strerror(errno));
+			return KSFT_FAIL;
+		}
+		if (ready && touch(ready))
+			return KSFT_FAIL;
+		fd = accept(lfd, NULL, NULL);
+		if (fd < 0) {
+			ktap_diag("server: accept: %s", strerror(errno));
+			return KSFT_FAIL;
+		}
+		close(lfd);
+	} else if (connect(fd, (struct sockaddr *)&ss, l)) {
+		ktap_diag("client: connect %s: %s", argv[optind],
+			  strerror(errno));
+		return KSFT_FAIL;
+	}
+
+	if (check_path(fd))
+		ok = 0;
+	if (holdf && hold(holdf))
+		ok = 0;
+
+	w.fd = fd;
+	w.seed = server ? seed * 2 + 2 : seed * 2 + 1;
+	w.len = server ? s2c : c2s;
+	r.fd = fd;
+	r.seed = server ? seed * 2 + 1 : seed * 2 + 2;
+	pthread_create(&t, NULL, writer, &w);
+	reader(&r);
+	pthread_join(t, NULL);
+
+	stream_digest(r.seed, server ? c2s : s2c, want);
+	if (w.err || r.err) {
+		ktap_diag("%s: I/O error: write %s, read %s", role,
+			  strerror(w.err), strerror(r.err));
+		ok = 0;
+	}
+	sha256_hex(r.digest, h1);
+	sha256_hex(want, h2);
+	if (r.done != (server ? c2s : s2c) || memcmp(r.digest, want, 32)) {
+		ktap_diag("%s: received %llu bytes sha256 %s, expected %llu bytes sha256 %s",
+			  role, (unsigned long long)r.done, h1,
+			  (unsigned long long)(server ? c2s : s2c), h2);
+		ok = 0;
+	} else {
+		ktap_diag("%s: sent %llu, received %llu bytes, sha256 %.16s... ok",
+			  role, (unsigned long long)w.done,
+			  (unsigned long long)r.done, h1);
+	}
+	close(fd);
+	return ok ? KSFT_PASS : KSFT_FAIL;
+}
