@@ -148,7 +148,6 @@ void smc_connect_work(struct work_struct *work)
 	if (smc_tcp_connecting(clcsk))
 		goto out;	/* early wake-up, TCP will call again */
 
-	WRITE_ONCE(smc->connect_pending, false);
 	done = true;
 	if (READ_ONCE(clcsk->sk_state) == TCP_CLOSE) {
 		/*
@@ -160,6 +159,8 @@ void smc_connect_work(struct work_struct *work)
 	} else {
 		smc_connect_established(smc);
 	}
+	/* only now: poll must not report a connection still in handshake */
+	WRITE_ONCE(smc->connect_pending, false);
 out:
 	release_sock(sk);
 	if (done)
