@@ -261,7 +261,7 @@ ssize_t smc_splice_read(struct socket *sock, loff_t *ppos,
 int smc_clc_send(struct smc_sock *smc, const u8 *buf, int len);
 int smc_clc_recv(struct smc_sock *smc, u8 expected, u8 *buf, int buflen,
 		 struct smc_clc_hdr *hdr);
-int smc_clc_send_decline(struct smc_sock *smc, u32 reason);
+int smc_clc_send_decline(struct smc_sock *smc, u32 reason, u8 version);
 
 /* smcd_conn.c: SMC-D handshake and connection life */
 extern bool smc_smcd_enabled;

@@ -87,10 +87,11 @@ out:
 	return rc;
 }
 
-int smc_clc_send_decline(struct smc_sock *smc, u32 reason)
+/* @version: the peer's, as far as we know it (1 or 2) */
+int smc_clc_send_decline(struct smc_sock *smc, u32 reason, u8 version)
 {
 	struct smc_clc_decline d = {
-		.version	= SMC_V2,
+		.version	= version >= SMC_V2 ? SMC_V2 : SMC_V1,
 		.peer_diagnosis	= reason,
 		.os_type	= SMC_CLC_OS_LINUX,
 	};

@@ -184,9 +184,10 @@ static void smcd_conn_start(struct smc_sock *smc)
 	WRITE_ONCE(smc->path, SMC_PATH_SMCD);
 }
 
-static void smcd_decline_fallback(struct smc_sock *smc, u32 reason)
+static void smcd_decline_fallback(struct smc_sock *smc, u32 reason,
+				  u8 version)
 {
-	smc_clc_send_decline(smc, reason);
+	smc_clc_send_decline(smc, reason, version);
 	smc_switch_to_fallback(smc, reason);
 }
 
@@ -245,7 +246,8 @@ int smcd_connect_handshake(struct smc_sock *smc)
 
 	dev = smcd_dev_get_loopback();
 	if (!dev) {
-		smcd_decline_fallback(smc, SMC_CLC_DECL_NOSMCDEV);
+		/* nothing to offer: a v1 Decline instead of a Proposal */
+		smcd_decline_fallback(smc, SMC_CLC_DECL_NOSMCDEV, SMC_V1);
 		return 0;
 	}
 	rc = -ENOMEM;
@@ -279,12 +281,14 @@ int smcd_connect_handshake(struct smc_sock *smc)
 	rc = -EPROTO;
 	if (smc_clc_parse_accept(buf, min(len, SMC_CLC_ACCEPT_RCV_LEN), a))
 		goto out_put;
-	if (a->path != SMC_TYPE_D || a->version < SMC_V2 ||
-	    a->d.chid != dev->chid) {
-		smcd_decline_fallback(smc, SMC_CLC_DECL_MODEUNSUPP);
+	if (a->path != SMC_TYPE_D || a->version < SMC_V2) {
+		smcd_decline_fallback(smc, SMC_CLC_DECL_MODEUNSUPP, a->version);
 		rc = 0;
 		goto out_put;
 	}
+	/* a device we did not offer: the peer is broken, no fallback */
+	if (a->d.chid != dev->chid)
+		goto out_put;
 
 	rc = smcd_conn_register(smc, dev);
 	if (!rc)
@@ -292,7 +296,8 @@ int smcd_connect_handshake(struct smc_sock *smc)
 	if (rc) {
 		smcd_conn_teardown(smc);
 		smcd_decline_fallback(smc, rc == -ENOSPC ?
-				      SMC_CLC_DECL_MAX_DMB : SMC_CLC_DECL_MEM);
+				      SMC_CLC_DECL_MAX_DMB : SMC_CLC_DECL_MEM,
+				      a->version);
 		rc = 0;
 		goto out;
 	}
@@ -373,12 +378,14 @@ int smcd_listen_handshake(struct smc_sock *child)
 
 	rc = 0;
 	if (p->version < SMC_V2 || !smc_path_has_d(p->typev2)) {
-		smcd_decline_fallback(child, SMC_CLC_DECL_PEERNOSMC);
+		smcd_decline_fallback(child, SMC_CLC_DECL_PEERNOSMC,
+				      p->version);
 		goto out;
 	}
 	if (!p->v2_ext || !p->smcd_v2_ext) {
 		smcd_decline_fallback(child, p->v2_ext ? SMC_CLC_DECL_NOV2DEXT :
-						      SMC_CLC_DECL_NOV2EXT);
+						      SMC_CLC_DECL_NOV2EXT,
+				      p->version);
 		goto out;
 	}
 	/*
@@ -389,7 +396,8 @@ int smcd_listen_handshake(struct smc_sock *child)
 	if (!dev || !smcd_offered(p, dev)) {
 		if (dev)
 			smcd_dev_put(dev);
-		smcd_decline_fallback(child, SMC_CLC_DECL_NOSMCD2DEV);
+		smcd_decline_fallback(child, SMC_CLC_DECL_NOSMCD2DEV,
+				      p->version);
 		goto out;
 	}
 
@@ -398,7 +406,8 @@ int smcd_listen_handshake(struct smc_sock *child)
 		smcd_conn_teardown(child);
 		smcd_dev_put(dev);
 		smcd_decline_fallback(child, rc == -ENOSPC ?
-				      SMC_CLC_DECL_MAX_DMB : SMC_CLC_DECL_MEM);
+				      SMC_CLC_DECL_MAX_DMB : SMC_CLC_DECL_MEM,
+				      p->version);
 		rc = 0;
 		goto out;
 	}
