@@ -40,6 +40,10 @@ static void smc_child_abort(struct smc_sock *child)
 	struct sock *clcsk;
 
 	lock_sock(sk);
+	/* an SMC-D connection aborts too, and gives back its buffers */
+	sock_set_flag(sk, SOCK_LINGER);
+	sk->sk_lingertime = 0;
+	smcd_conn_close(child);
 	sk->sk_state = SMC_CLOSED;
 	clcsk = smc_clcsk(child);
 	if (clcsk) {
