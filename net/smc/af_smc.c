@@ -331,6 +331,8 @@ static void __exit smc_exit(void)
 	destroy_workqueue(smc_hs_wq);
 	proto_unregister(&smc_proto6);
 	proto_unregister(&smc_proto);
+	/* lingering link groups hold the device */
+	smcd_lgr_exit();
 	smc_loopback_exit();
 	smc_netns_exit();
 }

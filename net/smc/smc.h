@@ -30,7 +30,9 @@
 
 #include "smc_cdc_wire.h"
 #include "smc_clc_wire.h"
+#include "smc_close_fsm.h"
 #include "smc_compat.h"
+#include "smc_ism.h"
 
 /* socket(AF_SMC, SOCK_STREAM, proto): the family of the internal socket */
 #define SMCPROTO_SMC		0	/* internal socket is AF_INET */
@@ -41,18 +43,18 @@
 
 /* sk_state values; these numbers are user API (sock_diag, smcss) */
 enum smc_state {
-	SMC_ACTIVE		= 1,
-	SMC_INIT		= 2,
-	SMC_CLOSED		= 7,
+	SMC_ACTIVE		= SMC_FSM_ACTIVE,
+	SMC_INIT		= SMC_FSM_INIT,
+	SMC_CLOSED		= SMC_FSM_CLOSED,
 	SMC_LISTEN		= 10,
-	SMC_PEERCLOSEWAIT1	= 20,
-	SMC_PEERCLOSEWAIT2	= 21,
-	SMC_APPCLOSEWAIT1	= 22,
-	SMC_APPCLOSEWAIT2	= 23,
-	SMC_APPFINCLOSEWAIT	= 24,
-	SMC_PEERFINCLOSEWAIT	= 25,
-	SMC_PEERABORTWAIT	= 26,
-	SMC_PROCESSABORT	= 27,
+	SMC_PEERCLOSEWAIT1	= SMC_FSM_PEERCLOSEWAIT1,
+	SMC_PEERCLOSEWAIT2	= SMC_FSM_PEERCLOSEWAIT2,
+	SMC_APPCLOSEWAIT1	= SMC_FSM_APPCLOSEWAIT1,
+	SMC_APPCLOSEWAIT2	= SMC_FSM_APPCLOSEWAIT2,
+	SMC_APPFINCLOSEWAIT	= SMC_FSM_APPFINCLOSEWAIT,
+	SMC_PEERFINCLOSEWAIT	= SMC_FSM_PEERFINCLOSEWAIT,
+	SMC_PEERABORTWAIT	= SMC_FSM_PEERABORTWAIT,
+	SMC_PROCESSABORT	= SMC_FSM_PROCESSABORT,
 };
 
 /*
@@ -69,6 +71,7 @@ enum smc_path {
 struct smc_sock;
 struct smcd_dev;
 struct smcd_dmb;
+struct smcd_lgr;
 
 /*
  * An SMC-D connection over a no-copy device: the peer writes into our
@@ -76,6 +79,15 @@ struct smcd_dmb;
  */
 struct smcd_conn {
 	struct smcd_dev		*dev;
+	struct smcd_lgr		*lgr;
+	u32			alert_token;	/* ours, in lgr */
+	/* copies for sock_diag, which must not touch the DMBs */
+	u32			lgr_id;
+	u32			rmb_len;
+	u32			peer_len;
+	u64			rmb_token;
+	u64			peer_token;
+	struct smcd_gid		peer_gid;
 	struct smcd_dmb		*rmb;		/* ours, written by the peer */
 	struct smcd_dmb		*peer;		/* the peer's, attached */
 	u32			rmb_ring;	/* data ring of rmb */
@@ -97,13 +109,13 @@ struct smcd_conn {
 	struct smc_cursor	peer_cons;
 	u8			peer_prod_flags;
 	u8			peer_conn_flags;
-	bool			peer_aborted;	/* its error was reported */
 
 	/*
-	 * Urgent data, under rx_lock.  urg_pos is the urgent byte's place
+	 * Close state and urgent data, under rx_lock.  urg_pos is the urgent byte's place
 	 * in our ring, urg_prod the producer cursor that announced it (a
 	 * header repeating the announcement is not a new urgent byte).
 	 */
+	struct smc_close_fsm	fsm;		/* mirrored in sk_state */
 	u8			urg_state;	/* enum smcd_urg_state */
 	u8			urg_byte;
 	struct smc_cursor	urg_pos;
@@ -269,6 +281,15 @@ extern bool smc_smcd_enabled;
 int smcd_connect_handshake(struct smc_sock *smc);
 int smcd_listen_handshake(struct smc_sock *child);
 void smcd_conn_close(struct smc_sock *smc);
+
+/* smcd_lgr.c: SMC-D link groups */
+#define SMCD_LGR_CLIENT		0	/* values of smc_diag_lgrinfo.role */
+#define SMCD_LGR_SERVER		1
+
+int smcd_lgr_join(struct smc_sock *smc, const struct smcd_gid *peer,
+		  u8 role, bool create, bool *first);
+void smcd_lgr_leave(struct smc_sock *smc);
+void smcd_lgr_exit(void);
 
 /* smcd_data.c */
 int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len);

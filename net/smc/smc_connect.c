@@ -41,7 +41,9 @@ static int smc_connect_established(struct smc_sock *smc)
 		kernel_sock_shutdown(smc->clcsock, SHUT_RDWR);
 		return rc;
 	}
-	sk->sk_state = SMC_ACTIVE;
+	/* SMC-D set its own state, which the peer may have moved on */
+	if (sk->sk_state == SMC_INIT)
+		sk->sk_state = SMC_ACTIVE;
 	if (sk->sk_socket)
 		sk->sk_socket->state = SS_CONNECTED;
 	return 0;

@@ -161,7 +161,10 @@ void smc_handshake_work(struct work_struct *work)
 		smc_switch_to_fallback(child, SMC_CLC_DECL_PEERNOSMC);
 	else
 		rc = smcd_listen_handshake(child);
-	sk->sk_state = rc ? SMC_CLOSED : SMC_ACTIVE;
+	if (rc)
+		sk->sk_state = SMC_CLOSED;
+	else if (sk->sk_state == SMC_INIT)
+		sk->sk_state = SMC_ACTIVE;	/* SMC-D set its own */
 	release_sock(sk);
 
 	/* a failed handshake (timeout, protocol error) drops the child */

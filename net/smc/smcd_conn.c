@@ -20,8 +20,6 @@
 /* Negotiate SMC-D at all: off until the data path is complete */
 bool smc_smcd_enabled;
 
-static atomic_t smcd_lgr_id = ATOMIC_INIT(0);
-
 /*
  * A header with urgent-present announces the byte before its producer
  * cursor; repeats of the same announcement are ignored.  rx_lock held.
@@ -60,10 +58,11 @@ static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
 {
 	struct smc_sock *smc = priv;
 	struct smcd_conn *c = &smc->smcd;
+	bool urgent = false, abort = false;
 	struct sock *sk = &smc->sk;
-	bool urgent, abort;
 	struct smcd_cdc_hdr h;
 	u64 prod, cons;
+	u8 news;
 
 	prod = READ_ONCE(*(u64 *)(dmb->cpu_addr + SMCD_CDC_PROD_OFF));
 	cons = READ_ONCE(*(u64 *)(dmb->cpu_addr + SMCD_CDC_CONS_OFF));
@@ -72,27 +71,34 @@ static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
 
 	spin_lock_bh(&c->rx_lock);
 	if (smcd_conn_hdr_bad(c, &h)) {
-		c->peer_conn_flags |= SMC_CDC_CS_ABORT;
-		spin_unlock_bh(&c->rx_lock);
+		/* take nothing from it, treat it as an abort */
 		h.conn_state_flags = SMC_CDC_CS_ABORT;
-		urgent = false;
-		goto signal;
+	} else {
+		urgent = smcd_conn_urgent(c, dmb, &h);
+		c->peer_prod = h.prod;
+		c->peer_cons = h.cons;
+		c->peer_prod_flags = h.prod_flags;
 	}
-	urgent = smcd_conn_urgent(c, dmb, &h);
-	c->peer_prod = h.prod;
-	c->peer_cons = h.cons;
-	c->peer_prod_flags = h.prod_flags;
-	c->peer_conn_flags |= h.conn_state_flags;
+	/* the flags are sticky: only new ones move the close state */
+	news = h.conn_state_flags & ~c->peer_conn_flags;
+	if (news) {
+		smc_fsm_peer(&c->fsm, news, false);
+		WRITE_ONCE(sk->sk_state, c->fsm.state);
+		/*
+		 * The error before the flag is visible, so that a reader
+		 * finding the abort finds the error too; reported once:
+		 * a reader that consumed it sees end of stream next.
+		 */
+		if (news & SMC_CDC_CS_ABORT) {
+			WRITE_ONCE(sk->sk_err, ECONNRESET);
+			abort = true;
+		}
+		c->peer_conn_flags |= news;
+	}
 	spin_unlock_bh(&c->rx_lock);
 
-signal:
-	abort = h.conn_state_flags & SMC_CDC_CS_ABORT;
-	if (abort && !READ_ONCE(c->peer_aborted)) {
-		/* once: a reader that consumed the error sees EOF next */
-		WRITE_ONCE(c->peer_aborted, true);
-		WRITE_ONCE(sk->sk_err, ECONNRESET);
+	if (abort)
 		sk_error_report(sk);
-	}
 	if (urgent)
 		sk_send_sigurg(sk);
 	/* readers, writers and pollers all recheck their condition */
@@ -130,8 +136,11 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev)
 
 	spin_lock_init(&c->tx_lock);
 	spin_lock_init(&c->rx_lock);
+	c->fsm.state = SMC_FSM_INIT;
 	c->dev = dev;
 	c->rmb = dmb;
+	c->rmb_len = dmb->len;
+	c->rmb_token = dmb->token;
 	c->rmb_ring = dmb->len - SMCD_DMB_HDR_LEN;
 	dmb->notify = smcd_conn_notify;
 	rcu_assign_pointer(dmb->priv, smc);
@@ -150,6 +159,8 @@ static int smcd_conn_attach(struct smc_sock *smc, u64 token)
 	if (IS_ERR(peer))
 		return PTR_ERR(peer);
 	c->peer = peer;
+	c->peer_len = peer->len;
+	c->peer_token = token;
 	c->tx_ring = peer->len - SMCD_DMB_HDR_LEN;
 	*(u8 *)peer->cpu_addr = SMC_CDC_MSG_TYPE;
 	if (!(smc->sk.sk_userlocks & SOCK_SNDBUF_LOCK))
@@ -174,6 +185,7 @@ static void smcd_conn_teardown(struct smc_sock *smc)
 		dev->ops->detach_dmb(dev, c->peer);
 		c->peer = NULL;
 	}
+	smcd_lgr_leave(smc);
 	c->dev = NULL;
 	smcd_dev_put(dev);
 }
@@ -181,7 +193,29 @@ static void smcd_conn_teardown(struct smc_sock *smc)
 /* The handshake succeeded: data goes over SMC-D from now on */
 static void smcd_conn_start(struct smc_sock *smc)
 {
+	struct smcd_conn *c = &smc->smcd;
+
+	/* the peer may have closed already, right after its Confirm */
+	spin_lock_bh(&c->rx_lock);
+	if (c->fsm.state == SMC_FSM_INIT)
+		c->fsm.state = SMC_FSM_ACTIVE;
+	WRITE_ONCE(smc->sk.sk_state, c->fsm.state);
+	spin_unlock_bh(&c->rx_lock);
 	WRITE_ONCE(smc->path, SMC_PATH_SMCD);
+}
+
+/* The Decline code for a failed connection set-up */
+static u32 smcd_decline_reason(int err)
+{
+	switch (err) {
+	case -ENOSPC:
+		return SMC_CLC_DECL_MAX_DMB;
+	case -ENOLINK:
+		/* the server reuses a link group we do not have */
+		return SMC_CLC_DECL_SYNCERR;
+	default:
+		return SMC_CLC_DECL_MEM;
+	}
 }
 
 static void smcd_decline_fallback(struct smc_sock *smc, u32 reason,
@@ -203,7 +237,7 @@ static int smcd_peer_declined(struct smc_sock *smc, const u8 *buf, int len)
 	return 0;
 }
 
-static void smcd_fill_d(struct smc_clc_accept *a, u8 type,
+static void smcd_fill_d(struct smc_clc_accept *a, u8 type, bool first,
 			const struct smc_sock *smc)
 {
 	const struct smcd_conn *c = &smc->smcd;
@@ -211,12 +245,14 @@ static void smcd_fill_d(struct smc_clc_accept *a, u8 type,
 	a->type = type;
 	a->version = SMC_V2;
 	a->path = SMC_TYPE_D;
-	a->first_contact = true;
+	a->first_contact = first;
 	a->d.gid = c->dev->gid.gid;
 	a->d.gid_ext = c->dev->gid.gid_ext;
 	a->d.token = c->rmb->token;
 	a->d.dmbe_size = c->rmb->size_class;
 	a->d.chid = c->dev->chid;
+	/* an opaque id: the host-order counter, as Linux sends it */
+	memcpy(a->d.lgr_id, &c->lgr_id, sizeof(a->d.lgr_id));
 	a->fce.os_type = SMC_CLC_OS_LINUX;
 	smcd_hostname(a->fce.hostname);
 }
@@ -238,11 +274,12 @@ int smcd_connect_handshake(struct smc_sock *smc)
 	struct smc_clc_proposal *p;
 	struct smc_clc_accept *a;
 	struct smc_clc_hdr hdr;
+	struct smcd_gid peer;
 	struct smcd_dev *dev;
 	struct smcd_hs *hs;
 	int rc, len;
+	bool first = true;
 	u8 *buf;
-	u32 id;
 
 	dev = smcd_dev_get_loopback();
 	if (!dev) {
@@ -290,13 +327,18 @@ int smcd_connect_handshake(struct smc_sock *smc)
 	if (a->d.chid != dev->chid)
 		goto out_put;
 
+	peer.gid = a->d.gid;
+	peer.gid_ext = a->d.gid_ext;
 	rc = smcd_conn_register(smc, dev);
 	if (!rc)
 		rc = smcd_conn_attach(smc, a->d.token);
+	/* the server decides whether this is a first contact */
+	if (!rc)
+		rc = smcd_lgr_join(smc, &peer, SMCD_LGR_CLIENT,
+				   a->first_contact, &first);
 	if (rc) {
 		smcd_conn_teardown(smc);
-		smcd_decline_fallback(smc, rc == -ENOSPC ?
-				      SMC_CLC_DECL_MAX_DMB : SMC_CLC_DECL_MEM,
+		smcd_decline_fallback(smc, smcd_decline_reason(rc),
 				      a->version);
 		rc = 0;
 		goto out;
@@ -305,11 +347,9 @@ int smcd_connect_handshake(struct smc_sock *smc)
 
 	memcpy(p->eids[0], a->eid, SMC_CLC_EID_LEN);
 	memset(a, 0, sizeof(*a));
-	smcd_fill_d(a, SMC_CLC_CONFIRM, smc);
+	smcd_fill_d(a, SMC_CLC_CONFIRM, first, smc);
 	memcpy(a->eid, p->eids[0], SMC_CLC_EID_LEN);
 	a->fce.release = min_t(u8, p->release, SMC_CLC_RELEASE_MAX);
-	id = atomic_add_return(256, &smcd_lgr_id);
-	memcpy(a->d.lgr_id, &id, sizeof(a->d.lgr_id));
 	len = smc_clc_build_accept(buf, SMC_CLC_PROPOSAL_MAX_LEN, a);
 	rc = len < 0 ? len : smc_clc_send(smc, buf, len);
 	if (rc) {
@@ -352,8 +392,8 @@ int smcd_listen_handshake(struct smc_sock *child)
 	struct smcd_dev *dev;
 	struct smcd_hs *hs;
 	int rc, len;
+	bool first;
 	u8 *buf;
-	u32 id;
 
 	hs = kzalloc(sizeof(*hs), GFP_KERNEL);
 	if (!hs)
@@ -403,21 +443,26 @@ int smcd_listen_handshake(struct smc_sock *child)
 
 	rc = smcd_conn_register(child, dev);
 	if (rc) {
-		smcd_conn_teardown(child);
 		smcd_dev_put(dev);
-		smcd_decline_fallback(child, rc == -ENOSPC ?
-				      SMC_CLC_DECL_MAX_DMB : SMC_CLC_DECL_MEM,
+		smcd_decline_fallback(child, smcd_decline_reason(rc),
+				      p->version);
+		rc = 0;
+		goto out;
+	}
+	/* the client's GID: on loopback-ism, our own */
+	rc = smcd_lgr_join(child, &dev->gid, SMCD_LGR_SERVER, false, &first);
+	if (rc) {
+		smcd_conn_teardown(child);
+		smcd_decline_fallback(child, smcd_decline_reason(rc),
 				      p->version);
 		rc = 0;
 		goto out;
 	}
 
-	smcd_fill_d(a, SMC_CLC_ACCEPT, child);
+	smcd_fill_d(a, SMC_CLC_ACCEPT, first, child);
 	if (p->eid_cnt)
 		memcpy(a->eid, p->eids[0], SMC_CLC_EID_LEN);
 	a->fce.release = min_t(u8, p->release, SMC_CLC_RELEASE_MAX);
-	id = atomic_add_return(256, &smcd_lgr_id);
-	memcpy(a->d.lgr_id, &id, sizeof(a->d.lgr_id));
 	len = smc_clc_build_accept(buf, SMC_CLC_PROPOSAL_MAX_LEN, a);
 	rc = len < 0 ? len : smc_clc_send(child, buf, len);
 	if (rc)
@@ -462,20 +507,23 @@ void smcd_conn_close(struct smc_sock *smc)
 	struct smcd_dmb *peer = c->peer;
 	struct sock *sk = &smc->sk;
 	bool abort;
+	u8 send;
 
 	if (!c->dev)
 		return;
 	if (peer) {
+		abort = sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime;
 		spin_lock_bh(&c->rx_lock);
-		abort = smc_curs_diff(c->rmb_ring, &c->rx_cons, &c->peer_prod);
-		spin_unlock_bh(&c->rx_lock);
-		if (sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime)
+		if (smc_curs_diff(c->rmb_ring, &c->rx_cons, &c->peer_prod))
 			abort = true;
-		spin_lock_bh(&c->tx_lock);
-		c->tx_conn_flags |= abort ? SMC_CDC_CS_ABORT :
-					    SMC_CDC_CS_CLOSED;
-		spin_unlock_bh(&c->tx_lock);
-		smcd_send_header(smc);
+		send = smc_fsm_close(&c->fsm, abort);
+		spin_unlock_bh(&c->rx_lock);
+		if (send) {
+			spin_lock_bh(&c->tx_lock);
+			c->tx_conn_flags |= send;
+			spin_unlock_bh(&c->tx_lock);
+			smcd_send_header(smc);
+		}
 	}
 	smcd_conn_teardown(smc);
 }

@@ -81,6 +81,7 @@ struct smcd_rx_view {
 	u32	avail;
 	u32	to_mark;	/* U32_MAX: no urgent byte ahead */
 	u8	urg_state;
+	u8	peer_flags;	/* taken with avail: EOF never hides data */
 };
 
 static void smcd_rx_look(struct smcd_conn *c, const struct smc_cursor *cons,
@@ -90,6 +91,7 @@ static void smcd_rx_look(struct smcd_conn *c, const struct smc_cursor *cons,
 
 	spin_lock_bh(&c->rx_lock);
 	prod = c->peer_prod;
+	v->peer_flags = c->peer_conn_flags;
 	v->urg_state = c->urg_state;
 	/* while urgent state exists, rx_cons is not past the urgent byte */
 	v->to_mark = c->urg_state == SMCD_URG_NONE ? U32_MAX :
@@ -297,20 +299,25 @@ static int smcd_recv_urg(struct smc_sock *smc, struct msghdr *msg,
 	return 1;
 }
 
-/* Nothing to read: 1 to stop with what we have, 0 to wait, or an error */
-static int smcd_recv_idle(struct smc_sock *smc, size_t copied, int target)
+/*
+ * Nothing to read in view @v: 1 to stop with what we have, 0 to wait,
+ * or an error.  The peer's flags come from the same snapshot as the
+ * empty ring, so data that came with its close is never missed.
+ */
+static int smcd_recv_idle(struct smc_sock *smc, const struct smcd_rx_view *v,
+			  size_t copied, int target)
 {
-	struct smcd_conn *c = &smc->smcd;
 	struct sock *sk = &smc->sk;
 
 	if (copied >= target)
 		return 1;
 	/* as TCP: end of stream before an error that came after it */
-	if (smcd_peer_flags(c) & (SMC_CDC_CS_DONE_WRITING | SMC_CDC_CS_CLOSED))
+	if (v->peer_flags & (SMC_CDC_CS_DONE_WRITING | SMC_CDC_CS_CLOSED))
 		return 1;
 	if (sk->sk_err)
 		return copied ? 1 : sock_error(sk);
-	if (smcd_peer_done(c) || (sk->sk_shutdown & RCV_SHUTDOWN))
+	if ((v->peer_flags & SMC_CDC_CS_ABORT) ||
+	    (sk->sk_shutdown & RCV_SHUTDOWN))
 		return 1;
 	return 0;
 }
@@ -361,7 +368,7 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 			}
 		}
 		if (!v.avail) {
-			rc = smcd_recv_idle(smc, copied, target);
+			rc = smcd_recv_idle(smc, &v, copied, target);
 			if (rc) {
 				rc = rc > 0 ? 0 : rc;
 				break;
@@ -437,13 +444,25 @@ int smcd_shutdown(struct smc_sock *smc, int how)
 	struct smcd_conn *c = &smc->smcd;
 	struct sock *sk = &smc->sk;
 	int flags = how + 1;	/* SHUT_RD 0 -> RCV_SHUTDOWN 1, ... */
+	u8 send;
 
 	lock_sock(sk);
 	if ((flags & SEND_SHUTDOWN) && !(sk->sk_shutdown & SEND_SHUTDOWN)) {
-		spin_lock_bh(&c->tx_lock);
-		c->tx_conn_flags |= SMC_CDC_CS_DONE_WRITING;
-		spin_unlock_bh(&c->tx_lock);
-		smcd_send_header(smc);
+		/*
+		 * SHUT_RDWR too sends done-writing, not closed: as over
+		 * TCP, the peer may go on writing to a socket that is
+		 * shut down but not closed.
+		 */
+		spin_lock_bh(&c->rx_lock);
+		send = smc_fsm_shut_wr(&c->fsm);
+		WRITE_ONCE(sk->sk_state, c->fsm.state);
+		spin_unlock_bh(&c->rx_lock);
+		if (send) {
+			spin_lock_bh(&c->tx_lock);
+			c->tx_conn_flags |= send;
+			spin_unlock_bh(&c->tx_lock);
+			smcd_send_header(smc);
+		}
 	}
 	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | flags);
 	release_sock(sk);

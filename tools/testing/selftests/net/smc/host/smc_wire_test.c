@@ -13,6 +13,7 @@
 
 #include "smc_clc_wire.h"
 #include "smc_cdc_wire.h"
+#include "smc_close_fsm.h"
 
 static int failures;
 static const char *corpus_dir;
@@ -1102,6 +1103,81 @@ static void test_curs_add(void)
 	CHECK(c.wrap == 8 && c.count == 536870911);
 }
 
+/* ---------- close state machine ---------- */
+
+static void test_close_fsm_active_close(void)
+{
+	struct smc_close_fsm a = { .state = SMC_FSM_ACTIVE };
+	struct smc_close_fsm b = { .state = SMC_FSM_ACTIVE };
+	u8 sent;
+
+	/* A closes first, B reads on and closes later */
+	sent = smc_fsm_close(&a, false);
+	CHECK_EQ(sent, SMC_CDC_CS_CLOSED);
+	CHECK_EQ(a.state, SMC_FSM_PEERCLOSEWAIT1);
+	smc_fsm_peer(&b, sent, false);
+	CHECK_EQ(b.state, SMC_FSM_APPCLOSEWAIT1);
+	sent = smc_fsm_close(&b, false);
+	CHECK_EQ(sent, SMC_CDC_CS_CLOSED);
+	CHECK_EQ(b.state, SMC_FSM_CLOSED);
+	smc_fsm_peer(&a, sent, true);
+	CHECK_EQ(a.state, SMC_FSM_CLOSED);
+}
+
+static void test_close_fsm_half_close(void)
+{
+	struct smc_close_fsm a = { .state = SMC_FSM_ACTIVE };
+	struct smc_close_fsm b = { .state = SMC_FSM_ACTIVE };
+	u8 sent;
+
+	sent = smc_fsm_shut_wr(&a);
+	CHECK_EQ(sent, SMC_CDC_CS_DONE_WRITING);
+	CHECK_EQ(a.state, SMC_FSM_PEERCLOSEWAIT1);
+	CHECK_EQ(smc_fsm_shut_wr(&a), 0);		/* once */
+	smc_fsm_peer(&b, sent, false);
+	CHECK_EQ(b.state, SMC_FSM_APPCLOSEWAIT1);
+	sent = smc_fsm_shut_wr(&b);
+	CHECK_EQ(b.state, SMC_FSM_APPCLOSEWAIT2);
+	smc_fsm_peer(&a, sent, false);
+	CHECK_EQ(a.state, SMC_FSM_PEERCLOSEWAIT2);
+	/* a close after done-writing still sends closed */
+	sent = smc_fsm_close(&a, false);
+	CHECK_EQ(sent, SMC_CDC_CS_CLOSED);
+	CHECK_EQ(a.state, SMC_FSM_PEERCLOSEWAIT2);
+	smc_fsm_peer(&b, sent, false);
+	CHECK_EQ(b.state, SMC_FSM_APPCLOSEWAIT2);
+	sent = smc_fsm_close(&b, false);
+	CHECK_EQ(b.state, SMC_FSM_CLOSED);
+	smc_fsm_peer(&a, sent, false);
+	CHECK_EQ(a.state, SMC_FSM_APPFINCLOSEWAIT);
+	CHECK_EQ(smc_fsm_close(&a, false), 0);	/* closed was sent */
+	CHECK_EQ(a.state, SMC_FSM_CLOSED);
+}
+
+static void test_close_fsm_abort(void)
+{
+	struct smc_close_fsm a = { .state = SMC_FSM_ACTIVE };
+	struct smc_close_fsm b = { .state = SMC_FSM_ACTIVE };
+	u8 sent;
+
+	sent = smc_fsm_close(&a, true);
+	CHECK_EQ(sent, SMC_CDC_CS_ABORT);
+	smc_fsm_peer(&b, sent, false);
+	CHECK_EQ(b.state, SMC_FSM_PROCESSABORT);
+	CHECK_EQ(smc_fsm_close(&b, false), SMC_CDC_CS_ABORT);
+	CHECK_EQ(b.state, SMC_FSM_CLOSED);
+	/* abort after our done-writing only */
+	a.state = SMC_FSM_ACTIVE;
+	a.sent = 0;
+	smc_fsm_shut_wr(&a);
+	smc_fsm_peer(&a, SMC_CDC_CS_ABORT, false);
+	CHECK_EQ(a.state, SMC_FSM_PROCESSABORT);
+	/* unrelated flags move nothing */
+	b.state = SMC_FSM_ACTIVE;
+	smc_fsm_peer(&b, 0, false);
+	CHECK_EQ(b.state, SMC_FSM_ACTIVE);
+}
+
 static void test_curs_prev_equal(void)
 {
 	struct smc_cursor c = { .wrap = 3, .count = 1 }, d = c;
@@ -1331,6 +1407,9 @@ static const struct test tests[] = {
 	{ "buf_compress", test_buf_compress },
 	{ "cursor_add", test_curs_add },
 	{ "cursor_prev_equal", test_curs_prev_equal },
+	{ "close_fsm_active_close", test_close_fsm_active_close },
+	{ "close_fsm_half_close", test_close_fsm_half_close },
+	{ "close_fsm_abort", test_close_fsm_abort },
 	{ "cursor_diff", test_curs_diff },
 	{ "cursor_comp_stale_seq", test_curs_comp_stale },
 	{ "cursor_free_readable", test_curs_space },

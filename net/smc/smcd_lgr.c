@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared Memory Communications: SMC-D link groups.
+ *
+ * An SMC-D link group stands for the connections between one local
+ * device and one peer GID in one role (client or server).  It owns no
+ * buffers (DMBs are pooled by the device) and has no links; it gives
+ * its connections their alert tokens and an id, and tells the CLC
+ * handshake whether a connection is a first contact.  The server
+ * reuses a link group for every connection from a known peer GID; the
+ * client follows the server's choice.
+ *
+ * A link group without connections lingers (600 s on the server,
+ * 610 s on the client, so that the server's goes first) and is reused
+ * if a connection comes along meanwhile.
+ *
+ * Lock order: smcd_lgrs_lock is taken without other SMC locks held
+ * except the smc sock lock of a connection in handshake.
+ */
+
+#include <linux/idr.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "smc.h"
+#include "smc_ism.h"
+
+#define SMCD_LGR_LINGER_SERV	(600 * HZ)
+#define SMCD_LGR_LINGER_CLNT	(610 * HZ)
+#define SMCD_LGR_ID_STEP	256	/* as Linux numbers link groups */
+
+struct smcd_lgr {
+	struct list_head	list;		/* in smcd_lgrs */
+	struct smcd_dev		*dev;		/* holds a reference */
+	struct smcd_gid		peer_gid;
+	u8			role;		/* SMCD_LGR_CLIENT/SERVER */
+	u32			id;
+	unsigned int		conns;		/* under smcd_lgrs_lock */
+	struct ida		tokens;		/* alert tokens */
+	struct delayed_work	linger_work;
+};
+
+static LIST_HEAD(smcd_lgrs);
+static DEFINE_MUTEX(smcd_lgrs_lock);	/* smcd_lgrs, conns of each lgr */
+static u32 smcd_lgr_next_id;
+
+static bool smcd_lgr_match(const struct smcd_lgr *lgr,
+			   const struct smcd_dev *dev,
+			   const struct smcd_gid *peer, u8 role)
+{
+	return lgr->dev == dev && lgr->role == role &&
+	       lgr->peer_gid.gid == peer->gid &&
+	       lgr->peer_gid.gid_ext == peer->gid_ext;
+}
+
+static void smcd_lgr_free(struct smcd_lgr *lgr)
+{
+	ida_destroy(&lgr->tokens);
+	smcd_dev_put(lgr->dev);
+	kfree(lgr);
+}
+
+static void smcd_lgr_linger_work(struct work_struct *work)
+{
+	struct smcd_lgr *lgr = container_of(to_delayed_work(work),
+					    struct smcd_lgr, linger_work);
+
+	mutex_lock(&smcd_lgrs_lock);
+	/* reused since the timer was armed, or module unload owns it */
+	if (lgr->conns || list_empty(&lgr->list)) {
+		mutex_unlock(&smcd_lgrs_lock);
+		return;
+	}
+	list_del_init(&lgr->list);
+	mutex_unlock(&smcd_lgrs_lock);
+	smcd_lgr_free(lgr);
+}
+
+static struct smcd_lgr *smcd_lgr_create(struct smcd_dev *dev,
+					const struct smcd_gid *peer, u8 role)
+{
+	struct smcd_lgr *lgr;
+
+	lgr = kzalloc(sizeof(*lgr), GFP_KERNEL);
+	if (!lgr)
+		return NULL;
+	if (!refcount_inc_not_zero(&dev->refs)) {
+		kfree(lgr);
+		return NULL;
+	}
+	lgr->dev = dev;
+	lgr->peer_gid = *peer;
+	lgr->role = role;
+	ida_init(&lgr->tokens);
+	INIT_DELAYED_WORK(&lgr->linger_work, smcd_lgr_linger_work);
+	smcd_lgr_next_id += SMCD_LGR_ID_STEP;
+	lgr->id = smcd_lgr_next_id;
+	list_add(&lgr->list, &smcd_lgrs);
+	return lgr;
+}
+
+/*
+ * Put @smc's connection into a link group with @peer.  @create: a new
+ * one (first contact); else an existing one is reused, or, for a
+ * server, created.  Returns 0 and sets *@first, or -ENOLINK when a
+ * client finds no link group to reuse, or -ENOMEM.
+ */
+int smcd_lgr_join(struct smc_sock *smc, const struct smcd_gid *peer,
+		  u8 role, bool create, bool *first)
+{
+	struct smcd_conn *c = &smc->smcd;
+	struct smcd_lgr *lgr = NULL, *l;
+	int token;
+
+	mutex_lock(&smcd_lgrs_lock);
+	if (!create) {
+		list_for_each_entry(l, &smcd_lgrs, list) {
+			if (smcd_lgr_match(l, c->dev, peer, role)) {
+				lgr = l;
+				break;
+			}
+		}
+	}
+	*first = !lgr;
+	if (!lgr) {
+		if (!create && role == SMCD_LGR_CLIENT) {
+			mutex_unlock(&smcd_lgrs_lock);
+			return -ENOLINK;
+		}
+		lgr = smcd_lgr_create(c->dev, peer, role);
+		if (!lgr) {
+			mutex_unlock(&smcd_lgrs_lock);
+			return -ENOMEM;
+		}
+	}
+	token = ida_alloc_min(&lgr->tokens, 1, GFP_KERNEL);
+	if (token < 0) {
+		if (!lgr->conns)
+			mod_delayed_work(system_wq, &lgr->linger_work, 0);
+		mutex_unlock(&smcd_lgrs_lock);
+		return token;
+	}
+	lgr->conns++;
+	/* a lingering link group is in use again */
+	cancel_delayed_work(&lgr->linger_work);
+	c->lgr = lgr;
+	c->alert_token = token;
+	c->lgr_id = lgr->id;
+	c->peer_gid = *peer;
+	mutex_unlock(&smcd_lgrs_lock);
+	return 0;
+}
+
+/* The connection is gone: the last one lets its link group linger */
+void smcd_lgr_leave(struct smc_sock *smc)
+{
+	struct smcd_conn *c = &smc->smcd;
+	struct smcd_lgr *lgr = c->lgr;
+
+	if (!lgr)
+		return;
+	mutex_lock(&smcd_lgrs_lock);
+	ida_free(&lgr->tokens, c->alert_token);
+	if (!--lgr->conns)
+		mod_delayed_work(system_wq, &lgr->linger_work,
+				 lgr->role == SMCD_LGR_SERVER ?
+				 SMCD_LGR_LINGER_SERV : SMCD_LGR_LINGER_CLNT);
+	mutex_unlock(&smcd_lgrs_lock);
+	c->lgr = NULL;
+}
+
+/* Module unload: no connection is left, lingering groups go now */
+void smcd_lgr_exit(void)
+{
+	struct smcd_lgr *lgr;
+
+	for (;;) {
+		mutex_lock(&smcd_lgrs_lock);
+		lgr = list_first_entry_or_null(&smcd_lgrs, struct smcd_lgr,
+					       list);
+		if (lgr)
+			list_del_init(&lgr->list);
+		mutex_unlock(&smcd_lgrs_lock);
+		if (!lgr)
+			break;
+		/* a running timer sees the group off the list and leaves */
+		cancel_delayed_work_sync(&lgr->linger_work);
+		WARN_ON(lgr->conns);
+		smcd_lgr_free(lgr);
+	}
+}
