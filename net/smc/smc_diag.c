@@ -5,7 +5,8 @@
  * Answers SOCK_DIAG_BY_FAMILY dump requests for family AF_SMC with one
  * message per socket of the requester's namespace: addresses from the
  * internal TCP socket, the SMC state, the transport in use and, always,
- * the shutdown state and the fallback reasons.
+ * the shutdown state and the fallback reasons, and on request the
+ * connection and DMB details of an SMC-D connection.
  */
 
 #include <linux/inet_diag.h>
@@ -54,6 +55,67 @@ static void smc_diag_addrs(struct smc_diag_msg *r, const struct sock *sk,
 	r->id.idiag_dst[0] = inet->inet_daddr;
 }
 
+static void smc_diag_curs(struct smc_diag_cursor *d,
+			  const struct smc_cursor *c)
+{
+	d->wrap = c->wrap;
+	d->count = c->count;
+}
+
+/*
+ * The SMC-D extensions.  Only copies kept in the connection are read
+ * (no DMB is touched), so a connection closing meanwhile does no harm.
+ */
+static int smc_diag_smcd(struct sk_buff *skb, struct smc_sock *smc,
+			 u8 ext)
+{
+	struct smcd_conn *c = &smc->smcd;
+	struct smc_diag_conninfo ci = {};
+	struct smcd_diag_dmbinfo di = {};
+	struct smcd_dev *dev;
+
+	dev = READ_ONCE(c->dev);
+	if (smc->path != SMC_PATH_SMCD || !dev || !c->alert_token)
+		return 0;
+
+	if (ext & (1 << (SMC_DIAG_CONNINFO - 1))) {
+		ci.token = c->alert_token;
+		/* no copy: the send buffer is the peer's ring */
+		ci.sndbuf_size = c->peer_len - SMCD_DMB_HDR_LEN;
+		ci.rmbe_size = c->rmb_len;
+		ci.peer_rmbe_size = c->peer_len - SMCD_DMB_HDR_LEN;
+		spin_lock_bh(&c->rx_lock);
+		smc_diag_curs(&ci.rx_prod, &c->peer_prod);
+		smc_diag_curs(&ci.rx_cons, &c->peer_cons);
+		ci.rx_prod_flags = c->peer_prod_flags;
+		ci.rx_conn_state_flags = c->peer_conn_flags;
+		spin_unlock_bh(&c->rx_lock);
+		spin_lock_bh(&c->tx_lock);
+		smc_diag_curs(&ci.tx_prod, &c->tx_prod);
+		smc_diag_curs(&ci.tx_cons, &c->rx_cons_sent);
+		ci.tx_prod_flags = c->tx_prod_flags;
+		ci.tx_conn_state_flags = c->tx_conn_flags;
+		smc_diag_curs(&ci.tx_prep, &c->tx_prod);
+		smc_diag_curs(&ci.tx_sent, &c->tx_prod);
+		smc_diag_curs(&ci.tx_fin, &c->tx_prod);
+		spin_unlock_bh(&c->tx_lock);
+		if (nla_put(skb, SMC_DIAG_CONNINFO, sizeof(ci), &ci))
+			return -EMSGSIZE;
+	}
+	if (ext & (1 << (SMC_DIAG_DMBINFO - 1))) {
+		di.linkid = c->lgr_id;
+		di.peer_gid = c->peer_gid.gid;
+		di.peer_gid_ext = c->peer_gid.gid_ext;
+		di.my_gid = dev->gid.gid;
+		di.my_gid_ext = dev->gid.gid_ext;
+		di.token = c->rmb_token;
+		di.peer_token = c->peer_token;
+		if (nla_put(skb, SMC_DIAG_DMBINFO, sizeof(di), &di))
+			return -EMSGSIZE;
+	}
+	return 0;
+}
+
 /* Runs under the socket table's read lock: must not sleep */
 static int smc_diag_fill(struct smc_sock *smc, void *arg)
 {
@@ -96,6 +158,8 @@ static int smc_diag_fill(struct smc_sock *smc, void *arg)
 	fb.reason = smc->fallback_rsn;
 	fb.peer_diagnosis = smc->peer_diagnosis;
 	if (nla_put(skb, SMC_DIAG_FALLBACK, sizeof(fb), &fb))
+		goto cancel;
+	if (smc_diag_smcd(skb, smc, w->req->diag_ext))
 		goto cancel;
 
 	nlmsg_end(skb, nlh);
