@@ -1537,23 +1537,31 @@ static const struct {
 /* The Accept our listener sends to a Proposal with its own GID */
 static int check_accept(const uint8_t *b, int got, char *why, size_t wl)
 {
-	int len;
+	int len, fc;
 
 	if (got < 8 || get32(b) != EYE_D || b[4] != CLC_ACCEPT) {
 		snprintf(why, wl, "no SMC-D Accept (%d bytes, %08x type %u)",
 			 got, got >= 5 ? get32(b) : 0, got >= 5 ? b[4] : 0);
 		return -1;
 	}
+	/*
+	 * A first contact carries the first-contact extension (114 or 130
+	 * bytes); a link group the server reuses (earlier cases came from
+	 * the same GID) gives the 78-byte form without the 0x08 bit.
+	 */
 	len = get16(b + 5);
-	if (len != got || (len != 130 && len != 114)) {
-		snprintf(why, wl, "Accept length %d, read %d", len, got);
+	fc = b[7] & 0x08;
+	if (len != got || (fc && len != 130 && len != 114) ||
+	    (!fc && len != 78)) {
+		snprintf(why, wl, "Accept length %d, read %d, byte 7 0x%02x",
+			 len, got, b[7]);
 		return -1;
 	}
 	if (get32(b + len - 4) != EYE_D) {
 		snprintf(why, wl, "Accept trailer %08x", get32(b + len - 4));
 		return -1;
 	}
-	if (b[7] != (2 << 4 | 0x08 | TYPE_D)) {
+	if ((b[7] & ~0x08) != (2 << 4 | TYPE_D)) {
 		snprintf(why, wl, "Accept byte 7 0x%02x", b[7]);
 		return -1;
 	}
