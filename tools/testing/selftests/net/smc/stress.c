@@ -396,10 +396,19 @@ static int part_loop(int loops)
 			}
 		}
 		phase = "loop: exchange";
+		errno = 0;
 		n = snprintf(msg, sizeof(msg), "loop-%d", i);
-		if (send(fd, msg, n, MSG_NOSIGNAL) != n ||
-		    recv_exact(fd, buf, n) || memcmp(msg, buf, n))
+		if (send(fd, msg, n, MSG_NOSIGNAL) != n) {
+			ktap_diag("send %d: %s", i, strerror(errno));
 			fails++;
+		} else if (recv_exact(fd, buf, n)) {
+			ktap_diag("recv %d: %s", i,
+				  errno ? strerror(errno) : "end of stream");
+			fails++;
+		} else if (memcmp(msg, buf, n)) {
+			ktap_diag("exchange %d: wrong data", i);
+			fails++;
+		}
 		phase = "loop: close";
 		close(fd);
 	}
