@@ -31,7 +31,7 @@ MODULE_PARM_DESC(smcd_loopback,
 
 module_param_named(smcd, smc_smcd_enabled, bool, 0644);
 MODULE_PARM_DESC(smcd,
-		 "negotiate SMC-D over loopback-ism; in development (default: no)");
+		 "negotiate SMC-D over loopback-ism (default: yes)");
 
 static void smc_set_keepalive(struct sock *sk, int val)
 {

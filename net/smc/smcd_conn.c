@@ -17,8 +17,8 @@
 #include "smc.h"
 #include "smc_ism.h"
 
-/* Negotiate SMC-D at all: off until the data path is complete */
-bool smc_smcd_enabled;
+/* Negotiate SMC-D at all (module parameter smcd) */
+bool smc_smcd_enabled = true;
 
 /*
  * A header with urgent-present announces the byte before its producer

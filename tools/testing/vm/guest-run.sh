@@ -83,14 +83,25 @@ run_tests() {
 	while read -r name tmo; do
 		[ -n "$name" ] || continue
 		say "=== $name (timeout ${tmo}s)"
-		local start rc
+		local start rc prog=${name%@*} variant="" smcd_param
+		[ "$prog" = "$name" ] || variant=${name#*@}
+		smcd_param=/sys/module/smc/parameters/smcd
 		start=$(date +%s)
+		# NAME@fallback: the same test with SMC-D negotiation off
+		[ "$variant" = fallback ] && echo 0 > "$smcd_param"
 		# tee in a plain pipe so the KTAP output is complete before the
 		# exit line is printed.
-		(cd "$dir" && timeout -k 5 "$tmo" "./$name" </dev/null) \
+		(cd "$dir" &&
+		 if [ "$variant" = fallback ]; then
+			export SMC_EXPECT_PATH=fallback
+		 fi &&
+		 timeout -k 5 "$tmo" "./$prog" </dev/null) \
 			2> >(tee "$RES/tests/$name.err" >&2) |
 			tee "$RES/tests/$name.out"
 		rc=${PIPESTATUS[0]}
+		if [ "$variant" = fallback ] && [ -e "$smcd_param" ]; then
+			echo 1 > "$smcd_param"
+		fi
 		echo "$rc" > "$RES/tests/$name.rc"
 		say "=== $name exit $rc ($(($(date +%s) - start))s)"
 		# A test may unload our module; put it back for the next one.

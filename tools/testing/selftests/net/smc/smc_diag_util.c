@@ -239,6 +239,19 @@ const char *smc_mode_name(int mode)
 	return "unknown";
 }
 
+/* Without SMC_EXPECT_PATH: SMC-D if the module negotiates it */
+static const char *smc_default_path(void)
+{
+	FILE *f = fopen("/sys/module/smc/parameters/smcd", "r");
+	int c = EOF;
+
+	if (f) {
+		c = fgetc(f);
+		fclose(f);
+	}
+	return c == 'Y' ? "smcd" : "fallback";
+}
+
 int smc_expect(int *mode, uint32_t *reason)
 {
 	const char *p = getenv("SMC_EXPECT_PATH");
@@ -246,7 +259,9 @@ int smc_expect(int *mode, uint32_t *reason)
 	char *end;
 
 	*reason = SMC_TEST_DEFAULT_REASON;
-	if (!p || !*p || !strcasecmp(p, "fallback")) {
+	if (!p || !*p)
+		p = smc_default_path();
+	if (!strcasecmp(p, "fallback")) {
 		*mode = SMC_TEST_MODE_FALLBACK;
 	} else if (!strcasecmp(p, "smcd")) {
 		*mode = SMC_TEST_MODE_SMCD;
