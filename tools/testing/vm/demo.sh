@@ -23,20 +23,31 @@ done
 echo "demo: fetching http://127.0.0.1:8080/hello.txt with curl under smc_run"
 "$SMC_RUN" curl -sS --max-time 20 http://127.0.0.1:8080/hello.txt
 
-# A connection that stays open while smc_diag is asked which path each
-# end took: for now every AF_SMC connection falls back to TCP with reason
-# 0x03010000 (the peer did not signal SMC in the TCP handshake).
 PATHTOOL=tools/testing/selftests/net/smc/smc_path
-"$SMC_RUN" socat -u TCP-LISTEN:8081,reuseaddr,bind=127.0.0.1 - \
-	>/tmp/demo-recv 2>/dev/null &
-rcv=$!
-trap 'kill $srv $rcv 2>/dev/null || true' EXIT
-sleep 0.5
-(echo "held-open connection"; sleep 3) |
-	"$SMC_RUN" socat -u - TCP:127.0.0.1:8081 2>/dev/null &
-snd=$!
-sleep 1.5
-echo "demo: AF_SMC sockets and the path each one took (smc_diag):"
-"$PATHTOOL" | grep -v 'state=LISTEN' || true
-wait $snd || true
-echo "demo: socat received: $(cat /tmp/demo-recv)"
+
+# iperf3, unmodified: once over TCP, once through smc_run, where both
+# of its connections (control and data) take SMC-D over loopback-ism.
+# smc_diag is asked for the path while the transfer runs.
+iperf() {
+	local label=$1 wrap=$2 out=/tmp/demo-iperf-$1
+	$wrap iperf3 -s -1 -B 127.0.0.1 -p 5201 >/dev/null 2>&1 &
+	local s=$!
+	for _ in $(seq 50); do
+		(exec 3<>/dev/tcp/127.0.0.1/5201) 2>/dev/null && break
+		sleep 0.2
+	done
+	$wrap iperf3 -c 127.0.0.1 -p 5201 -t 5 -l 128K -f m >"$out" 2>&1 &
+	local c=$!
+	sleep 2
+	if [ "$label" = smc ]; then
+		echo "demo: AF_SMC sockets of iperf3 while it runs (smc_diag):"
+		"$PATHTOOL" | grep -v 'state=LISTEN' || true
+	fi
+	wait $c || true
+	wait $s 2>/dev/null || true
+	echo "demo: iperf3 over $label: $(awk '/receiver/ {print $7, $8}' "$out")"
+}
+if command -v iperf3 >/dev/null; then
+	iperf tcp ""
+	iperf smc "$SMC_RUN"
+fi
