@@ -96,6 +96,7 @@ struct smcd_conn {
 	/* orders the header writes into the peer's DMB */
 	spinlock_t		tx_lock;
 	struct smc_cursor	tx_prod;	/* next byte we produce */
+	struct smc_cursor	tx_prod_sent;	/* last one the peer got */
 	u8			tx_prod_flags;
 	u8			tx_conn_flags;	/* sticky close flags */
 
@@ -301,6 +302,7 @@ int smcd_ioctl(struct smc_sock *smc, unsigned int cmd, unsigned long arg);
 ssize_t smcd_splice_read(struct smc_sock *smc, struct pipe_inode_info *pipe,
 			 size_t len, bool nonblock);
 void smcd_send_header(struct smc_sock *smc);
+void smcd_tx_flush(struct smc_sock *smc);
 
 /* smc_netns.c */
 struct smc_net {

@@ -106,6 +106,12 @@ static int smc_setsockopt_tcp(struct smc_sock *smc, int optname,
 			rc = -EINVAL;
 		/* a listener keeps TCP's answer: its children take it */
 		break;
+	case TCP_CORK:
+	case TCP_NODELAY:
+		/* uncorking sends what MSG_MORE or TCP_CORK held back */
+		if (READ_ONCE(smc->path) == SMC_PATH_SMCD)
+			smcd_tx_flush(smc);
+		break;
 	case TCP_DEFER_ACCEPT:
 		/* TCP applies it to the listener; kept for the record */
 		smc->defer_accept = val;

@@ -19,6 +19,7 @@
 #include <linux/splice.h>
 #include <linux/uio.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 #include <asm/ioctls.h>
 
 #include "smc.h"
@@ -50,8 +51,22 @@ void smcd_send_header(struct smc_sock *smc)
 	WRITE_ONCE(*(u64 *)(peer->cpu_addr + SMCD_CDC_CONS_OFF),
 		   smcd_cdc_pack_cons(&h));
 	c->rx_cons_sent = h.cons;
+	c->tx_prod_sent = h.prod;
 	spin_unlock_bh(&c->tx_lock);
 	smcd_dmb_signal(peer);
+}
+
+/* Publish data held back by corking */
+void smcd_tx_flush(struct smc_sock *smc)
+{
+	struct smcd_conn *c = &smc->smcd;
+	bool held;
+
+	spin_lock_bh(&c->tx_lock);
+	held = !smc_curs_equal(&c->tx_prod, &c->tx_prod_sent);
+	spin_unlock_bh(&c->tx_lock);
+	if (held)
+		smcd_send_header(smc);
 }
 
 /* Bytes we may still write into the peer's ring */
@@ -171,6 +186,25 @@ static void smcd_tx_flags(struct smcd_conn *c, bool more, bool oob)
 	c->tx_prod_flags = f;
 }
 
+/*
+ * MSG_MORE or TCP_CORK: the header that announces the data waits for
+ * the next write, as long as the peer's ring has room for it.  There
+ * is no autocorking: the doorbell is synchronous, so no earlier header
+ * is ever "in flight" to wait for.
+ */
+static bool smcd_tx_corked(struct smc_sock *smc, const struct msghdr *msg)
+{
+	struct sock *clcsk = smc_clcsk(smc);
+
+	if (msg->msg_flags & MSG_OOB)
+		return false;
+	/* a racy look at TCP's cork bit: at worst one header early */
+	if (!(msg->msg_flags & MSG_MORE) &&
+	    !(clcsk && (tcp_sk(clcsk)->nonagle & TCP_NAGLE_CORK)))
+		return false;
+	return smcd_tx_space(&smc->smcd) > 0;
+}
+
 int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
@@ -196,6 +230,8 @@ int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 		}
 		space = smcd_tx_space(c);
 		if (!space) {
+			/* the peer must see what was held back, or never read */
+			smcd_tx_flush(smc);
 			c->tx_prod_flags |= SMC_CDC_PF_WRITE_BLOCKED;
 			rc = smc_may_sleep(timeo);
 			if (rc)
@@ -213,8 +249,9 @@ int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 		smc_curs_add(c->tx_ring, &c->tx_prod, n);
 		smcd_tx_flags(c, n < len - copied, msg->msg_flags & MSG_OOB);
 		spin_unlock_bh(&c->tx_lock);
-		smcd_send_header(smc);
 		copied += n;
+		if (copied < len || !smcd_tx_corked(smc, msg))
+			smcd_send_header(smc);
 	}
 	remove_wait_queue(sk_sleep(sk), &wait);
 	release_sock(sk);
