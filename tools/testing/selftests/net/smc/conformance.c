@@ -2876,6 +2876,39 @@ static int t_diag_gone_after_close(void)
 	return ok;
 }
 
+/*
+ * SMC-D: data sent with MSG_MORE or under TCP_CORK is not announced to
+ * the peer until a plain send or uncorking (the doorbell is synchronous,
+ * so "visible" is immediate otherwise).
+ */
+static int t_smcd_cork(void)
+{
+	int ok = 1, cli, srv, mode, one = 1, zero = 0;
+	uint32_t reason;
+	char b[8] = "";
+
+	if (smc_expect(&mode, &reason) || mode != SMC_TEST_MODE_SMCD)
+		return -1;
+	if (smc_pair(AF_INET, &cli, &srv, 0) < 0)
+		return 0;
+	CHECK(send(cli, "ab", 2, MSG_MORE) == 2, "send MSG_MORE failed");
+	msleep(50);
+	CHECK(inq(srv) == 0, "MSG_MORE: %d bytes visible", inq(srv));
+	CHECK(send(cli, "c", 1, 0) == 1, "send failed");
+	CHECK(inq(srv) == 3, "after a plain send: %d bytes", inq(srv));
+	setsockopt(cli, SOL_TCP, TCP_CORK, &one, sizeof(one));
+	CHECK(send(cli, "de", 2, 0) == 2, "send under TCP_CORK failed");
+	msleep(50);
+	CHECK(inq(srv) == 3, "TCP_CORK: %d bytes visible", inq(srv));
+	setsockopt(cli, SOL_TCP, TCP_CORK, &zero, sizeof(zero));
+	CHECK(inq(srv) == 5, "after uncorking: %d bytes", inq(srv));
+	CHECK(recv(srv, b, sizeof(b), 0) == 5 && !memcmp(b, "abcde", 5),
+	      "received '%.5s'", b);
+	close(cli);
+	close(srv);
+	return ok;
+}
+
 static int t_proc_protocols(void)
 {
 	char line[256];
@@ -2924,6 +2957,7 @@ static const struct smc_test smc_tests[] = {
 	{ "smc_diag_listing", t_diag_listing4 },
 	{ "smc_diag_listing_v6", t_diag_listing6 },
 	{ "smc_diag_gone_after_close", t_diag_gone_after_close },
+	{ "smcd_cork", t_smcd_cork },
 };
 
 #define NR_SMC_TESTS	((int)(sizeof(smc_tests) / sizeof(smc_tests[0])))
