@@ -45,11 +45,106 @@ struct t_smc_diag_msg {
 	uint64_t inode __attribute__((aligned(8)));
 };
 
+#define T_DIAG_CONNINFO		1
 #define T_DIAG_SHUTDOWN		3
+#define T_DIAG_DMBINFO		4
 #define T_DIAG_FALLBACK		5
+
+/* Payload of SMC_DIAG_CONNINFO: 76 bytes, cursors of 8 */
+#define T_CONNINFO_LEN		76
+#define T_CI_RX_PROD		16
+#define T_CI_RX_CONS		24
+#define T_CI_TX_PROD		32
+#define T_CI_TX_CONS		40
+#define T_CI_FLAGS		48
+#define T_CI_TX_PREP		52
+#define T_CI_TX_SENT		60
+#define T_CI_TX_FIN		68
+
+/* Payload of SMC_DIAG_DMBINFO: u32 linkid, then u64s from offset 8 */
+#define T_DI_PEER_GID		8
+#define T_DI_MY_GID		16
+#define T_DI_TOKEN		24
+#define T_DI_PEER_TOKEN		32
+#define T_DI_PEER_GID_EXT	40
+#define T_DI_MY_GID_EXT		48
 
 _Static_assert(sizeof(struct t_smc_diag_req) == 52, "smc_diag_req size");
 _Static_assert(sizeof(struct t_smc_diag_msg) == 64, "smc_diag_msg size");
+
+static uint16_t get16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* u16 reserved, u16 wrap, u32 count */
+static void get_curs(const uint8_t *p, struct smc_test_cursor *c)
+{
+	c->wrap = get16(p + 2);
+	c->count = get32(p + 4);
+}
+
+static void parse_conninfo(const uint8_t *p, int len,
+			   struct smc_sock_info *si)
+{
+	struct smc_test_conninfo *ci = &si->conn;
+
+	si->conninfo_len = len;
+	if (len < T_CONNINFO_LEN)
+		return;
+	ci->token = get32(p);
+	ci->sndbuf_size = get32(p + 4);
+	ci->rmbe_size = get32(p + 8);
+	ci->peer_rmbe_size = get32(p + 12);
+	get_curs(p + T_CI_RX_PROD, &ci->rx_prod);
+	get_curs(p + T_CI_RX_CONS, &ci->rx_cons);
+	get_curs(p + T_CI_TX_PROD, &ci->tx_prod);
+	get_curs(p + T_CI_TX_CONS, &ci->tx_cons);
+	ci->rx_prod_flags = p[T_CI_FLAGS];
+	ci->rx_conn_state_flags = p[T_CI_FLAGS + 1];
+	ci->tx_prod_flags = p[T_CI_FLAGS + 2];
+	ci->tx_conn_state_flags = p[T_CI_FLAGS + 3];
+	get_curs(p + T_CI_TX_PREP, &ci->tx_prep);
+	get_curs(p + T_CI_TX_SENT, &ci->tx_sent);
+	get_curs(p + T_CI_TX_FIN, &ci->tx_fin);
+}
+
+static void parse_dmbinfo(const uint8_t *p, int len, struct smc_sock_info *si)
+{
+	struct smc_test_dmbinfo *di = &si->dmb;
+
+	si->dmbinfo_len = len;
+	if (len < SMC_TEST_DMBINFO_V1_LEN)
+		return;
+	di->linkid = get32(p);
+	di->peer_gid = get64(p + T_DI_PEER_GID);
+	di->my_gid = get64(p + T_DI_MY_GID);
+	di->token = get64(p + T_DI_TOKEN);
+	di->peer_token = get64(p + T_DI_PEER_TOKEN);
+	if (len < SMC_TEST_DMBINFO_LEN)
+		return;
+	di->peer_gid_ext = get64(p + T_DI_PEER_GID_EXT);
+	di->my_gid_ext = get64(p + T_DI_MY_GID_EXT);
+}
 
 static void parse_msg(const struct nlmsghdr *nh, struct smc_sock_info *si)
 {
@@ -76,6 +171,12 @@ static void parse_msg(const struct nlmsghdr *nh, struct smc_sock_info *si)
 		const uint8_t *p = RTA_DATA(rta);
 
 		switch (rta->rta_type) {
+		case T_DIAG_CONNINFO:
+			parse_conninfo(p, RTA_PAYLOAD(rta), si);
+			break;
+		case T_DIAG_DMBINFO:
+			parse_dmbinfo(p, RTA_PAYLOAD(rta), si);
+			break;
 		case T_DIAG_SHUTDOWN:
 			if (RTA_PAYLOAD(rta) >= 1)
 				si->shutdown = p[0];
@@ -92,6 +193,11 @@ static void parse_msg(const struct nlmsghdr *nh, struct smc_sock_info *si)
 }
 
 int smc_diag_dump(struct smc_sock_info **out)
+{
+	return smc_diag_dump_ext(0, out);
+}
+
+int smc_diag_dump_ext(unsigned int ext, struct smc_sock_info **out)
 {
 	struct {
 		struct nlmsghdr nh;
@@ -120,6 +226,7 @@ int smc_diag_dump(struct smc_sock_info **out)
 	rq.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	rq.nh.nlmsg_seq = 4242;
 	rq.req.family = AF_SMC;
+	rq.req.ext = ext;
 	if (sendto(fd, &rq, sizeof(rq), 0, (struct sockaddr *)&sa,
 		   sizeof(sa)) < 0) {
 		err = -errno;
@@ -184,10 +291,16 @@ out:
 
 int smc_diag_lookup_inode(uint64_t inode, struct smc_sock_info *info)
 {
+	return smc_diag_lookup_inode_ext(inode, 0, info);
+}
+
+int smc_diag_lookup_inode_ext(uint64_t inode, unsigned int ext,
+			      struct smc_sock_info *info)
+{
 	struct smc_sock_info *arr;
 	int n, i, rc = -ENOENT;
 
-	n = smc_diag_dump(&arr);
+	n = smc_diag_dump_ext(ext, &arr);
 	if (n < 0)
 		return n;
 	for (i = 0; i < n; i++) {
@@ -203,11 +316,16 @@ int smc_diag_lookup_inode(uint64_t inode, struct smc_sock_info *info)
 
 int smc_diag_lookup(int fd, struct smc_sock_info *info)
 {
+	return smc_diag_lookup_ext(fd, 0, info);
+}
+
+int smc_diag_lookup_ext(int fd, unsigned int ext, struct smc_sock_info *info)
+{
 	struct stat st;
 
 	if (fstat(fd, &st))
 		return -errno;
-	return smc_diag_lookup_inode(st.st_ino, info);
+	return smc_diag_lookup_inode_ext(st.st_ino, ext, info);
 }
 
 const char *smc_state_name(int state)

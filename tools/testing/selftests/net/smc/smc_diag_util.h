@@ -33,6 +33,51 @@
 
 #define SMC_TEST_DEFAULT_REASON	0x03010000u
 
+/* Bits of the request's diag_ext: the attributes asked for */
+#define SMC_TEST_EXT_CONNINFO	(1u << 0)
+#define SMC_TEST_EXT_LGRINFO	(1u << 1)
+#define SMC_TEST_EXT_DMBINFO	(1u << 3)
+
+/* Length of the SMC-D DMBINFO payload without / with the _ext GIDs */
+#define SMC_TEST_DMBINFO_V1_LEN	40
+#define SMC_TEST_DMBINFO_LEN	56
+
+/* A cursor of SMC_DIAG_CONNINFO */
+struct smc_test_cursor {
+	uint16_t wrap;
+	uint32_t count;
+};
+
+/* SMC_DIAG_CONNINFO: buffer sizes, cursors and flags of a connection */
+struct smc_test_conninfo {
+	uint32_t token;			/* local alert token */
+	uint32_t sndbuf_size;
+	uint32_t rmbe_size;		/* own RMB / DMB length */
+	uint32_t peer_rmbe_size;
+	struct smc_test_cursor rx_prod;
+	struct smc_test_cursor rx_cons;
+	struct smc_test_cursor tx_prod;
+	struct smc_test_cursor tx_cons;
+	uint8_t rx_prod_flags;
+	uint8_t rx_conn_state_flags;
+	uint8_t tx_prod_flags;
+	uint8_t tx_conn_state_flags;
+	struct smc_test_cursor tx_prep;
+	struct smc_test_cursor tx_sent;
+	struct smc_test_cursor tx_fin;
+};
+
+/* SMC_DIAG_DMBINFO of an SMC-D connection */
+struct smc_test_dmbinfo {
+	uint32_t linkid;		/* link-group id */
+	uint64_t peer_gid;
+	uint64_t my_gid;
+	uint64_t token;			/* own DMB token */
+	uint64_t peer_token;		/* the peer's DMB token */
+	uint64_t peer_gid_ext;		/* 0 in a 40-byte payload */
+	uint64_t my_gid_ext;
+};
+
 struct smc_sock_info {
 	uint64_t inode;
 	int family;
@@ -47,6 +92,15 @@ struct smc_sock_info {
 	uint8_t src[16];
 	uint8_t dst[16];
 	uint32_t uid;
+	/*
+	 * Payload lengths of the optional attributes as received, 0 when
+	 * absent; the structures are filled only when they are complete
+	 * (CONNINFO 76 bytes, DMBINFO at least 40).
+	 */
+	int conninfo_len;
+	int dmbinfo_len;
+	struct smc_test_conninfo conn;
+	struct smc_test_dmbinfo dmb;
 };
 
 /*
@@ -56,11 +110,31 @@ struct smc_sock_info {
  */
 int smc_diag_dump(struct smc_sock_info **out);
 
+/* The same, asking for the attributes in @ext (SMC_TEST_EXT_*) */
+int smc_diag_dump_ext(unsigned int ext, struct smc_sock_info **out);
+
 /* Find the socket with the given inode: 0 found, -ENOENT, or -errno. */
 int smc_diag_lookup_inode(uint64_t inode, struct smc_sock_info *info);
 
 /* Same for the socket behind a file descriptor of this process. */
 int smc_diag_lookup(int fd, struct smc_sock_info *info);
+
+/* Both, with the attributes in @ext (SMC_TEST_EXT_*) */
+int smc_diag_lookup_inode_ext(uint64_t inode, unsigned int ext,
+			      struct smc_sock_info *info);
+int smc_diag_lookup_ext(int fd, unsigned int ext,
+			struct smc_sock_info *info);
+
+/* The CONNINFO / DMBINFO attribute is there and complete */
+static inline int smc_has_conninfo(const struct smc_sock_info *si)
+{
+	return si->conninfo_len >= 76;
+}
+
+static inline int smc_has_dmbinfo(const struct smc_sock_info *si)
+{
+	return si->dmbinfo_len >= SMC_TEST_DMBINFO_V1_LEN;
+}
 
 const char *smc_state_name(int state);
 const char *smc_mode_name(int mode);

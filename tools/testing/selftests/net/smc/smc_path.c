@@ -8,6 +8,15 @@
  *   inode=N state=NAME(N) mode=NAME reason=0x... peer=0x...
  *   local=ADDR:PORT remote=ADDR:PORT
  *
+ * With -v, SMC_DIAG_CONNINFO and SMC_DIAG_DMBINFO are asked for too and
+ * shown, where the kernel sends them, on indented lines:
+ *   conn token=0x... rmbe=N peer_rmbe=N sndbuf=N
+ *        rx_prod=W:C rx_cons=W:C tx_prod=W:C tx_cons=W:C
+ *        rx_flags=0x.. rx_state=0x.. tx_flags=0x.. tx_state=0x..
+ *   dmb lgr=0x... token=0x... peer_token=0x... gid=0x...[/0x...]
+ *        peer_gid=0x...[/0x...]
+ * (each record on one line; the GID extension only in a 56-byte payload)
+ *
  * Exit status: 0 ok, 1 path mismatch (with -e) or error,
  * 2 no matching socket found (not used with -c alone).
  */
@@ -24,14 +33,15 @@
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"Usage: %s [-p PID [-f FD]] [-s STATE] [-c] [-e]\n"
+		"Usage: %s [-p PID [-f FD]] [-s STATE] [-c] [-e] [-v]\n"
 		"  -p PID    only sockets held open by PID\n"
 		"  -f FD     only the socket behind file descriptor FD of PID\n"
 		"  -s STATE  only sockets in this state (number)\n"
 		"  -c        print the number of matching sockets only\n"
 		"  -e        check every connected socket against\n"
 		"            SMC_EXPECT_PATH/SMC_EXPECT_REASON; exit 2 if no\n"
-		"            connected socket matched the filters\n",
+		"            connected socket matched the filters\n"
+		"  -v        also the connection and DMB details (SMC-D)\n",
 		prog);
 }
 
@@ -110,6 +120,47 @@ static void fmt_addr(const struct smc_sock_info *si, const uint8_t *a,
 	snprintf(buf, len, "%s:%u", ip, port);
 }
 
+static void print_curs(const char *name, const struct smc_test_cursor *c)
+{
+	printf(" %s=%u:%u", name, c->wrap, c->count);
+}
+
+static void print_details(const struct smc_sock_info *si)
+{
+	const struct smc_test_conninfo *ci = &si->conn;
+	const struct smc_test_dmbinfo *di = &si->dmb;
+
+	if (smc_has_conninfo(si)) {
+		printf("  conn token=0x%08x rmbe=%u peer_rmbe=%u sndbuf=%u",
+		       ci->token, ci->rmbe_size, ci->peer_rmbe_size,
+		       ci->sndbuf_size);
+		print_curs("rx_prod", &ci->rx_prod);
+		print_curs("rx_cons", &ci->rx_cons);
+		print_curs("tx_prod", &ci->tx_prod);
+		print_curs("tx_cons", &ci->tx_cons);
+		printf(" rx_flags=0x%02x rx_state=0x%02x tx_flags=0x%02x tx_state=0x%02x\n",
+		       ci->rx_prod_flags, ci->rx_conn_state_flags,
+		       ci->tx_prod_flags, ci->tx_conn_state_flags);
+	} else if (si->conninfo_len) {
+		printf("  conn: short attribute (%d bytes)\n", si->conninfo_len);
+	}
+	if (smc_has_dmbinfo(si)) {
+		printf("  dmb lgr=0x%08x token=0x%016llx peer_token=0x%016llx gid=0x%016llx",
+		       di->linkid, (unsigned long long)di->token,
+		       (unsigned long long)di->peer_token,
+		       (unsigned long long)di->my_gid);
+		if (si->dmbinfo_len >= SMC_TEST_DMBINFO_LEN)
+			printf("/0x%016llx", (unsigned long long)di->my_gid_ext);
+		printf(" peer_gid=0x%016llx", (unsigned long long)di->peer_gid);
+		if (si->dmbinfo_len >= SMC_TEST_DMBINFO_LEN)
+			printf("/0x%016llx",
+			       (unsigned long long)di->peer_gid_ext);
+		printf("\n");
+	} else if (si->dmbinfo_len) {
+		printf("  dmb: short attribute (%d bytes)\n", si->dmbinfo_len);
+	}
+}
+
 static int connected_state(int state)
 {
 	return state != SMC_TEST_INIT && state != SMC_TEST_LISTEN &&
@@ -121,10 +172,11 @@ int main(int argc, char **argv)
 	unsigned long long *inodes = NULL;
 	struct smc_sock_info *arr;
 	int pid = -1, fd = -1, state = -1, count_only = 0, check = 0;
+	unsigned int ext = 0;
 	int n, ninodes = 0, i, j, matched = 0, checked = 0, bad = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "p:f:s:ceh")) != -1) {
+	while ((opt = getopt(argc, argv, "p:f:s:cevh")) != -1) {
 		switch (opt) {
 		case 'p':
 			pid = atoi(optarg);
@@ -140,6 +192,9 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			check = 1;
+			break;
+		case 'v':
+			ext = SMC_TEST_EXT_CONNINFO | SMC_TEST_EXT_DMBINFO;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -162,7 +217,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	n = smc_diag_dump(&arr);
+	n = smc_diag_dump_ext(ext, &arr);
 	if (n < 0) {
 		fprintf(stderr, "smc_diag dump failed: %s\n", strerror(-n));
 		return 1;
@@ -190,6 +245,8 @@ int main(int argc, char **argv)
 			       smc_state_name(si->state), si->state,
 			       smc_mode_name(si->mode), si->reason,
 			       si->peer_diag, la, ra);
+			if (ext)
+				print_details(si);
 		}
 		if (check && connected_state(si->state)) {
 			checked++;
