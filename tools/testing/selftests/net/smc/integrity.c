@@ -13,18 +13,23 @@
  * Then the DMB cases, over SMC-D whatever the environment says (the
  * smcd module parameter is turned on for them and restored after):
  * SO_RCVBUF and SO_SNDBUF are set on the client and on the listener
- * before connect() and listen(), from 1 byte to 64 MiB, so that every
- * DMB size class (16 KiB << 0..6, 1 MiB at most; the kernel doubles
- * SO_RCVBUF and half of that is the buffer asked for) is used by at
- * least one end.  After the handshake each end must read back twice
- * its own DMB length as SO_RCVBUF and twice the peer's as SO_SNDBUF,
- * which is how the size classes are verified; with the loopback-ism
- * counters in debugfs, the connection must own two more DMBs and hold
- * two more attachments while it is up, and give them back after
- * close().  The transfer lengths
- * are random or multiples of the receiving ring plus -1, 0 or 1, from
- * 1 byte to one 64 MiB full-duplex transfer.  With a net.smc.rmem
- * sysctl, one more case checks the default without SO_RCVBUF.
+ * before connect() and listen(), from 1 byte to 64 MiB, with the FORCE
+ * variants and once without (capped by rmem_max / wmem_max), so that
+ * every DMB size class (16 KiB << 0..6, 1 MiB at most: the smallest
+ * that holds half of what SO_RCVBUF reads back) is used by at least one
+ * end.  After the handshake smc_diag (CONNINFO, DMBINFO) must show each
+ * end's DMB of the expected class, the peer's DMB less its 32-byte
+ * header as peer_rmbe_size and sndbuf_size, a non-zero alert token,
+ * DMB tokens that cross (own token = the peer's peer_token) and the one
+ * loopback-ism GID as own and peer GID.  SO_RCVBUF and SO_SNDBUF must
+ * read back what a TCP socket reads back after the same setsockopt(),
+ * or twice the own / the peer's DMB length when not set.  With the
+ * loopback-ism counters in debugfs, the connection must own two more
+ * DMBs and hold two more attachments while it is up, and give them
+ * back after close().  The transfer lengths are random or multiples of
+ * the receiving ring plus -1, 0 or 1, from 1 byte to one 64 MiB
+ * full-duplex transfer.  With a net.smc.rmem sysctl, one more case
+ * checks the default without SO_RCVBUF.
  *
  * Environment: INTEGRITY_SEED, INTEGRITY_ITERS (20), INTEGRITY_MAX
  * (16777216), INTEGRITY_DMB=0 (leave the DMB cases out),
@@ -56,13 +61,17 @@ static int use_inet;
 
 /*
  * Socket buffer options of one connection: what the client and the
- * listener ask for (0: nothing), the DMB size classes that follows
- * from what they read back before connect() and listen(), and the
- * classes seen after the handshake (-1: none matched).
+ * listener ask for (0: nothing, and with noforce without the FORCE
+ * variants), the DMB size classes that follow from what they read back
+ * before connect() and listen(), what a TCP socket reads back after
+ * the same setsockopt() (-1: not set), and the classes seen in
+ * smc_diag after the handshake (-1: none matched).
  */
 struct bufopts {
 	int c_rcv, c_snd, s_rcv, s_snd;
+	int noforce;
 	int c_class, s_class;
+	int c_rcv_tcp, c_snd_tcp, s_rcv_tcp, s_snd_tcp;
 	int c_seen, s_seen;
 	int lo_ok;			/* lo: counters before the pair */
 	struct lo_ism_stats lo;
@@ -71,13 +80,17 @@ struct bufopts {
 /* DMB size classes some end of a DMB case was seen to use */
 static unsigned int classes_seen;
 
-/* Ask for a buffer size; the FORCE variant lifts the rmem/wmem_max cap */
+/*
+ * Ask for a buffer size.  The FORCE variant lifts the rmem/wmem_max cap;
+ * it needs CAP_NET_ADMIN, without it the plain option is used.
+ */
 static void set_buf(int fd, int opt, int force, int val)
 {
 	if (!val)
 		return;
-	if (setsockopt(fd, SOL_SOCKET, force, &val, sizeof(val)) &&
-	    setsockopt(fd, SOL_SOCKET, opt, &val, sizeof(val)))
+	if (force && !setsockopt(fd, SOL_SOCKET, force, &val, sizeof(val)))
+		return;
+	if (setsockopt(fd, SOL_SOCKET, opt, &val, sizeof(val)))
 		ktap_diag("setsockopt(%d, %d): %s", opt, val, strerror(errno));
 }
 
@@ -91,12 +104,40 @@ static int get_buf(int fd, int opt)
 	return val;
 }
 
-/* Set the options on a socket not yet connected; its DMB class */
-static int apply_bufs(int fd, int rcv, int snd)
+static void set_bufs(int fd, int rcv, int snd, int noforce)
 {
-	set_buf(fd, SO_RCVBUF, SO_RCVBUFFORCE, rcv);
-	set_buf(fd, SO_SNDBUF, SO_SNDBUFFORCE, snd);
+	set_buf(fd, SO_RCVBUF, noforce ? 0 : SO_RCVBUFFORCE, rcv);
+	set_buf(fd, SO_SNDBUF, noforce ? 0 : SO_SNDBUFFORCE, snd);
+}
+
+/* Set the options on a socket not yet connected; its DMB class */
+static int apply_bufs(int fd, int rcv, int snd, int noforce)
+{
+	set_bufs(fd, rcv, snd, noforce);
 	return smcd_class_for_rcvbuf(get_buf(fd, SO_RCVBUF));
+}
+
+/*
+ * What SO_RCVBUF and SO_SNDBUF read back on a TCP socket after the
+ * same setsockopt() calls (the value doubled, within the core's limits);
+ * -1 for an option not set.
+ */
+static void tcp_bufs(int rcv, int snd, int noforce, int *rcv_tcp,
+		     int *snd_tcp)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	*rcv_tcp = *snd_tcp = -1;
+	if (fd < 0) {
+		ktap_diag("TCP socket: %s", strerror(errno));
+		return;
+	}
+	set_bufs(fd, rcv, snd, noforce);
+	if (rcv)
+		*rcv_tcp = get_buf(fd, SO_RCVBUF);
+	if (snd)
+		*snd_tcp = get_buf(fd, SO_SNDBUF);
+	close(fd);
 }
 
 struct stream {
@@ -216,14 +257,22 @@ static int make_pair(int fam, int *cli, int *srv, struct bufopts *bo)
 	if (bo)
 		bo->lo_ok = !lo_ism_read(&bo->lo);
 	lfd = socket(dom, SOCK_STREAM | SOCK_CLOEXEC, proto);
-	if (lfd >= 0 && bo)
-		bo->s_class = apply_bufs(lfd, bo->s_rcv, bo->s_snd);
+	if (lfd >= 0 && bo) {
+		bo->s_class = apply_bufs(lfd, bo->s_rcv, bo->s_snd,
+					 bo->noforce);
+		tcp_bufs(bo->s_rcv, bo->s_snd, bo->noforce, &bo->s_rcv_tcp,
+			 &bo->s_snd_tcp);
+	}
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&ss, l) ||
 	    listen(lfd, 4) || getsockname(lfd, (struct sockaddr *)&ss, &l))
 		goto err;
 	*cli = socket(dom, SOCK_STREAM | SOCK_CLOEXEC, proto);
-	if (*cli >= 0 && bo)
-		bo->c_class = apply_bufs(*cli, bo->c_rcv, bo->c_snd);
+	if (*cli >= 0 && bo) {
+		bo->c_class = apply_bufs(*cli, bo->c_rcv, bo->c_snd,
+					 bo->noforce);
+		tcp_bufs(bo->c_rcv, bo->c_snd, bo->noforce, &bo->c_rcv_tcp,
+			 &bo->c_snd_tcp);
+	}
 	if (*cli < 0 || connect(*cli, (struct sockaddr *)&ss, l))
 		goto err;
 	*srv = accept(lfd, NULL, NULL);
@@ -258,13 +307,13 @@ static int check_paths(int cli, int srv)
 	return ok;
 }
 
-/* The class whose DMB length is half of @buf, or -1 */
-static int class_of_buf(int buf)
+/* The class of a DMB of @len bytes, or -1 */
+static int class_of_len(long len)
 {
 	int c;
 
 	for (c = 0; c < SMCD_TEST_DMB_CLASSES; c++)
-		if (buf == 2 * smcd_class_len(c))
+		if (len == smcd_class_len(c))
 			return c;
 	return -1;
 }
@@ -289,40 +338,138 @@ static int dmbs_back(const struct lo_ism_stats *before)
 	return 0;
 }
 
+#define DMB_HDR_LEN	32	/* the CDC header in front of the ring */
+#define SMCD_DIAG_EXT	(SMC_TEST_EXT_CONNINFO | SMC_TEST_EXT_DMBINFO)
+
+/* One end with its SMC-D attributes, waiting up to 1 s for them */
+static int lookup_smcd(int fd, const char *end, struct smc_sock_info *si)
+{
+	int i, rc = 0;
+
+	for (i = 0; i < 50; i++) {
+		rc = smc_diag_lookup_ext(fd, SMCD_DIAG_EXT, si);
+		if (!rc && smc_has_conninfo(si) && smc_has_dmbinfo(si))
+			return 1;
+		nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+	}
+	if (rc)
+		ktap_diag("%s: not in smc_diag: %s", end, strerror(-rc));
+	else
+		ktap_diag("%s: CONNINFO of %d bytes, DMBINFO of %d bytes; expected 76 and %d",
+			  end, si->conninfo_len, si->dmbinfo_len,
+			  SMC_TEST_DMBINFO_LEN);
+	return 0;
+}
+
 /*
- * After the SMC-D handshake each end reads back twice its own DMB
- * length as SO_RCVBUF and twice the peer's as SO_SNDBUF.
+ * What smc_diag says of one end of a connected SMC-D pair, against
+ * the other end @p: its DMB is of @class, the peer's DMB less its
+ * header is the ring it sends into, the DMB tokens cross, both GIDs
+ * are the one of loopback-ism.  SO_RCVBUF and SO_SNDBUF read back what
+ * TCP reads back for the same setsockopt() (@rcv_tcp, @snd_tcp), or
+ * when not set, twice the own and twice the peer's DMB length.
+ */
+static int check_end(const char *end, int fd, const struct smc_sock_info *si,
+		     const struct smc_sock_info *p, int class, int rcv_tcp,
+		     int snd_tcp)
+{
+	const struct smc_test_conninfo *ci = &si->conn;
+	const struct smc_test_dmbinfo *di = &si->dmb;
+	long ring = (long)p->conn.rmbe_size - DMB_HDR_LEN;
+	int rcv = get_buf(fd, SO_RCVBUF), snd = get_buf(fd, SO_SNDBUF);
+	int rcv_exp = rcv_tcp >= 0 ? rcv_tcp : 2 * (int)ci->rmbe_size;
+	int snd_exp = snd_tcp >= 0 ? snd_tcp : 2 * (int)p->conn.rmbe_size;
+	int ok = 1;
+
+	ktap_diag("%s: DMB %u (class %d) token 0x%llx, alert token 0x%x, peer ring %u token 0x%llx, sndbuf %u, lgr 0x%x, gid 0x%llx; SO_RCVBUF %d SO_SNDBUF %d",
+		  end, ci->rmbe_size, class_of_len(ci->rmbe_size),
+		  (unsigned long long)di->token, ci->token,
+		  ci->peer_rmbe_size, (unsigned long long)di->peer_token,
+		  ci->sndbuf_size, di->linkid,
+		  (unsigned long long)di->my_gid, rcv, snd);
+	if (ci->rmbe_size != smcd_class_len(class)) {
+		ktap_diag("%s: DMB of %u bytes, expected %ld (class %d)", end,
+			  ci->rmbe_size, smcd_class_len(class), class);
+		ok = 0;
+	}
+	if (!ci->token) {
+		ktap_diag("%s: alert token 0", end);
+		ok = 0;
+	}
+	if (ci->peer_rmbe_size != ring || ci->sndbuf_size != ring) {
+		ktap_diag("%s: peer_rmbe_size %u, sndbuf_size %u; the peer's DMB less its header is %ld",
+			  end, ci->peer_rmbe_size, ci->sndbuf_size, ring);
+		ok = 0;
+	}
+	if (!di->token || di->peer_token != p->dmb.token) {
+		ktap_diag("%s: DMB token 0x%llx, peer token 0x%llx; the peer's own DMB token is 0x%llx",
+			  end, (unsigned long long)di->token,
+			  (unsigned long long)di->peer_token,
+			  (unsigned long long)p->dmb.token);
+		ok = 0;
+	}
+	if (!di->my_gid || di->my_gid != di->peer_gid ||
+	    di->my_gid_ext != di->peer_gid_ext) {
+		ktap_diag("%s: gid 0x%llx/0x%llx, peer gid 0x%llx/0x%llx; loopback-ism has one non-zero GID",
+			  end, (unsigned long long)di->my_gid,
+			  (unsigned long long)di->my_gid_ext,
+			  (unsigned long long)di->peer_gid,
+			  (unsigned long long)di->peer_gid_ext);
+		ok = 0;
+	}
+	if (rcv != rcv_exp || snd != snd_exp) {
+		ktap_diag("%s: SO_RCVBUF %d, SO_SNDBUF %d; expected %d (%s) and %d (%s)",
+			  end, rcv, snd, rcv_exp,
+			  rcv_tcp >= 0 ? "as TCP" : "twice the DMB", snd_exp,
+			  snd_tcp >= 0 ? "as TCP" : "twice the peer's DMB");
+		ok = 0;
+	}
+	return ok;
+}
+
+/*
+ * After the SMC-D handshake: the DMB sizes, tokens and GIDs of both
+ * ends from smc_diag, the buffer options as the user set them, and
+ * with the debugfs counters two more DMBs registered and attached.
  */
 static int check_bufs(int cli, int srv, struct bufopts *bo)
 {
-	int c_rcv = get_buf(cli, SO_RCVBUF), c_snd = get_buf(cli, SO_SNDBUF);
-	int s_rcv = get_buf(srv, SO_RCVBUF), s_snd = get_buf(srv, SO_SNDBUF);
+	struct smc_sock_info c, s;
 	struct lo_ism_stats lo;
+	int ok = 1;
 
-	bo->c_seen = class_of_buf(c_rcv);
-	bo->s_seen = class_of_buf(s_rcv);
-	ktap_diag("DMB classes: client %d (SO_RCVBUF %d, SO_SNDBUF %d), server %d (SO_RCVBUF %d, SO_SNDBUF %d)",
-		  bo->c_seen, c_rcv, c_snd, bo->s_seen, s_rcv, s_snd);
+	bo->c_seen = -1;
+	bo->s_seen = -1;
+	if (!lookup_smcd(cli, "client", &c) || !lookup_smcd(srv, "server", &s))
+		return 0;
+	bo->c_seen = class_of_len(c.conn.rmbe_size);
+	bo->s_seen = class_of_len(s.conn.rmbe_size);
 	if (bo->c_seen >= 0)
 		classes_seen |= 1u << bo->c_seen;
 	if (bo->s_seen >= 0)
 		classes_seen |= 1u << bo->s_seen;
+	ok &= check_end("client", cli, &c, &s, bo->c_class, bo->c_rcv_tcp,
+			bo->c_snd_tcp);
+	ok &= check_end("server", srv, &s, &c, bo->s_class, bo->s_rcv_tcp,
+			bo->s_snd_tcp);
+	if (c.dmb.token == s.dmb.token || c.dmb.my_gid != s.dmb.my_gid ||
+	    c.dmb.my_gid_ext != s.dmb.my_gid_ext) {
+		ktap_diag("both ends: DMB tokens 0x%llx and 0x%llx must differ, GIDs 0x%llx and 0x%llx must not",
+			  (unsigned long long)c.dmb.token,
+			  (unsigned long long)s.dmb.token,
+			  (unsigned long long)c.dmb.my_gid,
+			  (unsigned long long)s.dmb.my_gid);
+		ok = 0;
+	}
 	if (bo->lo_ok && !lo_ism_read(&lo) &&
 	    (lo.dmbs_registered != bo->lo.dmbs_registered + 2 ||
 	     lo.dmbs_attached != bo->lo.dmbs_attached + 2)) {
 		ktap_diag("loopback-ism: %lld DMBs registered, %lld attached; expected %lld and %lld",
 			  lo.dmbs_registered, lo.dmbs_attached,
 			  bo->lo.dmbs_registered + 2, bo->lo.dmbs_attached + 2);
-		return 0;
+		ok = 0;
 	}
-	if (bo->c_seen != bo->c_class || bo->s_seen != bo->s_class ||
-	    class_of_buf(c_snd) != bo->s_class ||
-	    class_of_buf(s_snd) != bo->c_class) {
-		ktap_diag("expected client class %d, server class %d",
-			  bo->c_class, bo->s_class);
-		return 0;
-	}
-	return 1;
+	return ok;
 }
 
 /*
@@ -426,7 +573,6 @@ static uint64_t rand_size(uint64_t *s, uint64_t max)
 
 #define KIB		1024
 #define MIB		(1024 * 1024)
-#define DMB_HDR_LEN	32	/* the CDC header in front of the ring */
 
 enum dmb_sizes {
 	SZ_ONE,		/* 1 byte each way */
@@ -439,21 +585,27 @@ struct dmb_case {
 	const char *name;
 	int c_rcv, c_snd, s_rcv, s_snd;
 	enum dmb_sizes sizes;
+	int noforce;	/* no SO_RCVBUFFORCE / SO_SNDBUFFORCE */
 };
 
-/* Client and server classes in the names; 1 byte to 64 MiB asked for */
+/*
+ * Client and server classes in the names; 1 byte to 64 MiB asked for.
+ * Last column: 1 to use the plain options, capped by net.core.rmem_max
+ * and wmem_max.
+ */
 static const struct dmb_case dmb_cases[] = {
-	{ "dmb_16k_16k_1_byte",	1, 1, 1, 1, SZ_ONE },
-	{ "dmb_16k_32k_ring",	16 * KIB, 4 * KIB, 16 * KIB + 1, 64 * MIB,
-				SZ_RING },
-	{ "dmb_32k_64k",	32 * KIB, 0, 48 * KIB, 0, SZ_RAND },
-	{ "dmb_64k_128k_ring",	64 * KIB, 256 * KIB, 65 * KIB, 1, SZ_RING },
-	{ "dmb_128k_256k",	128 * KIB, 0, 200 * KIB, 16 * KIB, SZ_RAND },
-	{ "dmb_256k_512k_ring",	256 * KIB, MIB, 512 * KIB, 0, SZ_RING },
-	{ "dmb_512k_1m",	300 * KIB, 0, MIB, MIB, SZ_RAND },
-	{ "dmb_1m_16k_ring",	64 * MIB, 64 * MIB, 1, 0, SZ_RING },
-	{ "dmb_default_bufs",	0, 0, 0, 0, SZ_RAND },
-	{ "dmb_1m_1m_64mib_duplex", MIB, 64 * MIB, MIB, 64 * MIB, SZ_64M },
+	{ "dmb_16k_16k_1_byte", 1, 1, 1, 1, SZ_ONE, 0 },
+	{ "dmb_16k_32k_ring", 16 * KIB, 4 * KIB, 16 * KIB + 1, 64 * MIB,
+	  SZ_RING, 0 },
+	{ "dmb_32k_64k", 32 * KIB, 0, 48 * KIB, 0, SZ_RAND, 0 },
+	{ "dmb_64k_128k_ring", 64 * KIB, 256 * KIB, 65 * KIB, 1, SZ_RING, 0 },
+	{ "dmb_128k_256k", 128 * KIB, 0, 200 * KIB, 16 * KIB, SZ_RAND, 0 },
+	{ "dmb_256k_512k_ring", 256 * KIB, MIB, 512 * KIB, 0, SZ_RING, 0 },
+	{ "dmb_512k_1m", 300 * KIB, 0, MIB, MIB, SZ_RAND, 0 },
+	{ "dmb_1m_16k_ring", 64 * MIB, 64 * MIB, 1, 0, SZ_RING, 0 },
+	{ "dmb_default_bufs", 0, 0, 0, 0, SZ_RAND, 0 },
+	{ "dmb_1m_1m_64mib_duplex", MIB, 64 * MIB, MIB, 64 * MIB, SZ_64M, 0 },
+	{ "dmb_rmem_max_capped", 64 * MIB, 64 * MIB, 8 * MIB, 0, SZ_RAND, 1 },
 };
 
 #define NR_DMB_CASES	(sizeof(dmb_cases) / sizeof(dmb_cases[0]))
@@ -513,6 +665,7 @@ static int dmb_case(const struct dmb_case *dc, int fam, uint64_t seed)
 	struct bufopts bo = {
 		.c_rcv = dc->c_rcv, .c_snd = dc->c_snd,
 		.s_rcv = dc->s_rcv, .s_snd = dc->s_snd,
+		.noforce = dc->noforce,
 	};
 	uint64_t s = seed | 1, ab, ba;
 	int fd[2];
@@ -526,8 +679,10 @@ static int dmb_case(const struct dmb_case *dc, int fam, uint64_t seed)
 		fd[0] = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		fd[1] = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd[0] >= 0 && fd[1] >= 0) {
-			bo.s_class = apply_bufs(fd[0], bo.s_rcv, bo.s_snd);
-			bo.c_class = apply_bufs(fd[1], bo.c_rcv, bo.c_snd);
+			bo.s_class = apply_bufs(fd[0], bo.s_rcv, bo.s_snd,
+						bo.noforce);
+			bo.c_class = apply_bufs(fd[1], bo.c_rcv, bo.c_snd,
+						bo.noforce);
 		}
 		if (fd[0] >= 0)
 			close(fd[0]);
