@@ -31,15 +31,27 @@
  * full-duplex transfer.  With a net.smc.rmem sysctl, one more case
  * checks the default without SO_RCVBUF.
  *
+ * Last the urgent-data cases, each over TCP and then over SMC-D, both
+ * must pass and the readers of both must see the same: full-duplex
+ * transfers of random chunks with single MSG_OOB bytes in between.  A
+ * reader with SO_OOBINLINE must read the whole stream, urgent bytes
+ * included (there some chunks are sent with MSG_OOB as a whole: their
+ * last byte is urgent).  A reader without it must read the stream less
+ * the urgent bytes, and each urgent byte with recv(MSG_OOB) on POLLPRI;
+ * its writer sends the next urgent byte only when the reader has read
+ * the previous one and a normal byte after it.
+ *
  * Environment: INTEGRITY_SEED, INTEGRITY_ITERS (20), INTEGRITY_MAX
- * (16777216), INTEGRITY_DMB=0 (leave the DMB cases out),
- * INTEGRITY_FAMILY=inet (use TCP, no path checks: debugging).
+ * (16777216), INTEGRITY_DMB=0 (leave the DMB cases out), INTEGRITY_OOB=0
+ * (leave the urgent-data cases out), INTEGRITY_FAMILY=inet (use TCP,
+ * no path checks, the urgent-data cases over TCP only: debugging).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -160,6 +172,20 @@ static uint64_t xs64(uint64_t *s)
 	return x;
 }
 
+/* n bytes of the data stream of generator @ds */
+static void fill_rand(uint8_t *buf, size_t n, uint64_t *ds)
+{
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		uint64_t v = xs64(ds);
+
+		memcpy(buf + i, &v, 8);
+	}
+	for (; i < n; i++)
+		buf[i] = xs64(ds);
+}
+
 static void *writer(void *arg)
 {
 	struct stream *st = arg;
@@ -169,17 +195,11 @@ static void *writer(void *arg)
 
 	sha256_init(&h);
 	while (st->done < st->len) {
-		size_t n = 1 + xs64(&cs) % CHUNK_MAX, i, off = 0;
+		size_t n = 1 + xs64(&cs) % CHUNK_MAX, off = 0;
 
 		if (n > st->len - st->done)
 			n = st->len - st->done;
-		for (i = 0; i + 8 <= n; i += 8) {
-			uint64_t v = xs64(&ds);
-
-			memcpy(buf + i, &v, 8);
-		}
-		for (; i < n; i++)
-			buf[i] = xs64(&ds);
+		fill_rand(buf, n, &ds);
 		sha256_update(&h, buf, n);
 		while (off < n) {
 			ssize_t r = send(st->fd, buf + off, n - off,
@@ -231,12 +251,14 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-static int make_pair(int fam, int *cli, int *srv, struct bufopts *bo)
+/* A connected pair over TCP (@tcp) or AF_SMC */
+static int make_pair_as(int tcp, int fam, int *cli, int *srv,
+			struct bufopts *bo)
 {
 	struct sockaddr_storage ss;
 	socklen_t l;
-	int dom = use_inet ? fam : AF_SMC;
-	int proto = use_inet ? 0 : (fam == AF_INET6);
+	int dom = tcp ? fam : AF_SMC;
+	int proto = tcp ? 0 : (fam == AF_INET6);
 	int lfd;
 
 	*cli = *srv = -1;
@@ -289,12 +311,17 @@ err:
 	return -1;
 }
 
-static int check_paths(int cli, int srv)
+static int make_pair(int fam, int *cli, int *srv, struct bufopts *bo)
+{
+	return make_pair_as(use_inet, fam, cli, srv, bo);
+}
+
+static int check_paths_as(int tcp, int cli, int srv)
 {
 	char why[256];
 	int ok = 1;
 
-	if (use_inet)
+	if (tcp)
 		return 1;
 	if (smc_check_fd_path(cli, 5000, why, sizeof(why))) {
 		ktap_diag("client path: %s", why);
@@ -305,6 +332,11 @@ static int check_paths(int cli, int srv)
 		ok = 0;
 	}
 	return ok;
+}
+
+static int check_paths(int cli, int srv)
+{
+	return check_paths_as(use_inet, cli, srv);
 }
 
 /* The class of a DMB of @len bytes, or -1 */
@@ -705,23 +737,9 @@ static int dmb_case(const struct dmb_case *dc, int fam, uint64_t seed)
 /* The DMB cases; they count NR_DMB_CASES + 2 results */
 static void dmb_cases_run(uint64_t seed)
 {
-	char *old = getenv("SMC_EXPECT_PATH");
 	struct bufopts bo = { 0 };
 	unsigned int i;
-	int rc;
 
-	if (old)
-		old = strdup(old);
-	rc = smcd_param_set(1);
-	if (rc) {
-		for (i = 0; i < NR_DMB_CASES; i++)
-			ktap_skip(dmb_cases[i].name, "no smcd module parameter");
-		ktap_skip("dmb_all_classes_used", "no smcd module parameter");
-		ktap_skip("dmb_sysctl_rmem", "no smcd module parameter");
-		free(old);
-		return;
-	}
-	setenv("SMC_EXPECT_PATH", "smcd", 1);
 	for (i = 0; i < NR_DMB_CASES; i++)
 		ktap_result(dmb_case(&dmb_cases[i],
 				     (i & 1) ? AF_INET6 : AF_INET,
@@ -740,7 +758,442 @@ static void dmb_cases_run(uint64_t seed)
 			    "dmb_sysctl_rmem");
 		rmem_restore();
 	}
+}
 
+/* ---- urgent data ---- */
+
+#define OOB_CHUNK_MAX	(128 * 1024)
+#define OOB_WAIT_MS	10000
+#define OOB_IDLE_MAX	100000	/* polls in a row that read nothing */
+
+/*
+ * One direction of an urgent-data transfer.  The writer sends random
+ * chunks of the data stream and after about a third of them one
+ * random byte with MSG_OOB.  The reader polls for POLLIN and POLLPRI
+ * and reads with MSG_DONTWAIT, so that it never sleeps in recv() in
+ * front of an urgent mark.  With SO_OOBINLINE (@inl) every byte is in
+ * the stream.  Without it the normal bytes are, and the urgent ones are
+ * read with recv(MSG_OOB) on POLLPRI; as TCP keeps a single urgent
+ * byte, the writer sends the next one only after the reader has read
+ * the previous one and a normal byte after it (rx_urg, rx_normal).
+ */
+struct oob_dir {
+	int wfd, rfd, inl;
+	uint64_t seed, len;	/* len: normal bytes to write */
+	/* writer: what the reader must see */
+	uint64_t w_bytes;
+	unsigned int w_urg;
+	uint8_t w_stream[32], w_urgd[32];
+	int w_err;
+	const char *w_why;
+	/* reader: what it saw */
+	uint64_t r_bytes;
+	unsigned int r_urg;
+	uint8_t r_stream[32], r_urgd[32];
+	int r_err;
+	const char *r_why;
+	/* the side channel of the reader to the writer */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t rx_normal;
+	unsigned int rx_urg;
+	int stop;
+};
+
+static int send_all(int fd, const uint8_t *buf, size_t n, int flags)
+{
+	size_t off = 0;
+
+	while (off < n) {
+		ssize_t r = send(fd, buf + off, n - off, flags | MSG_NOSIGNAL);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		off += r;
+	}
+	return 0;
+}
+
+/* Reader: @normal more bytes of the stream and @urg more urgent bytes */
+static void oob_report(struct oob_dir *d, uint64_t normal, unsigned int urg)
+{
+	pthread_mutex_lock(&d->lock);
+	d->rx_normal += normal;
+	d->rx_urg += urg;
+	pthread_cond_broadcast(&d->cond);
+	pthread_mutex_unlock(&d->lock);
+}
+
+/* A failed end stops everything: the other threads see an error/EOF */
+static void oob_stop(struct oob_dir *d)
+{
+	pthread_mutex_lock(&d->lock);
+	d->stop = 1;
+	pthread_cond_broadcast(&d->cond);
+	pthread_mutex_unlock(&d->lock);
+	shutdown(d->wfd, SHUT_RDWR);
+	shutdown(d->rfd, SHUT_RDWR);
+}
+
+/*
+ * Writer: wait until the reader has read @k urgent bytes and more
+ * than @mark normal bytes; 0 or an errno.
+ */
+static int oob_wait(struct oob_dir *d, unsigned int k, uint64_t mark)
+{
+	struct timespec dl;
+	int rc = 0, stop;
+
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += OOB_WAIT_MS / 1000;
+	pthread_mutex_lock(&d->lock);
+	while (!d->stop && !rc && (d->rx_urg < k || d->rx_normal <= mark))
+		rc = pthread_cond_timedwait(&d->cond, &d->lock, &dl);
+	if (!d->stop && d->rx_urg >= k && d->rx_normal > mark)
+		rc = 0;
+	stop = d->stop;
+	pthread_mutex_unlock(&d->lock);
+	return stop ? ECANCELED : rc;
+}
+
+static void *oob_writer(void *arg)
+{
+	struct oob_dir *d = arg;
+	uint64_t ds = d->seed | 1, cs = (d->seed ^ 0x9e3779b97f4a7c15ULL) | 1;
+	uint8_t *buf = malloc(OOB_CHUNK_MAX);
+	uint64_t sent = 0, mark = 0;
+	struct sha256 hs, hu;
+	unsigned int k = 0;
+	size_t n;
+	int tail;
+
+	sha256_init(&hs);
+	sha256_init(&hu);
+	while (sent < d->len) {
+		n = 1 + rand_size(&cs, OOB_CHUNK_MAX - 1);
+		if (n > d->len - sent)
+			n = d->len - sent;
+		/*
+		 * With OOBINLINE, some chunks end with their urgent byte.
+		 * Not without: TCP marks the last byte of every push of
+		 * a send() that waits for room as urgent.
+		 */
+		tail = d->inl && n > 1 && !(xs64(&cs) % 5);
+		fill_rand(buf, n, &ds);
+		sha256_update(&hs, buf, n);
+		d->w_bytes += n;
+		if (tail)
+			sha256_update(&hu, buf + n - 1, 1);
+		d->w_err = send_all(d->wfd, buf, n, tail ? MSG_OOB : 0);
+		if (d->w_err) {
+			d->w_why = tail ? "send(MSG_OOB) of a chunk" : "send";
+			goto out;
+		}
+		sent += n;
+		k += tail;
+		if (tail || xs64(&cs) % 3)
+			continue;
+		/* one urgent byte alone; not counted in len */
+		buf[0] = xs64(&ds);
+		if (!d->inl && k) {
+			d->w_err = oob_wait(d, k, mark);
+			if (d->w_err) {
+				d->w_why = "waiting for the reader";
+				goto out;
+			}
+		}
+		d->w_err = send_all(d->wfd, buf, 1, MSG_OOB);
+		if (d->w_err) {
+			d->w_why = "send(MSG_OOB)";
+			goto out;
+		}
+		if (d->inl) {
+			sha256_update(&hs, buf, 1);
+			d->w_bytes++;
+		}
+		sha256_update(&hu, buf, 1);
+		k++;
+		mark = sent;
+	}
+	if (shutdown(d->wfd, SHUT_WR)) {
+		d->w_err = errno;
+		d->w_why = "shutdown";
+	}
+out:
+	if (d->w_err)
+		oob_stop(d);
+	d->w_urg = k;
+	sha256_final(&hs, d->w_stream);
+	sha256_final(&hu, d->w_urgd);
+	free(buf);
+	return NULL;
+}
+
+static void *oob_reader(void *arg)
+{
+	struct oob_dir *d = arg;
+	uint64_t cs = (d->seed * 3 + 7) | 1;
+	uint8_t *buf = malloc(OOB_CHUNK_MAX);
+	unsigned int idle = 0;
+	struct sha256 hs, hu;
+	ssize_t r;
+	uint8_t b;
+
+	sha256_init(&hs);
+	sha256_init(&hu);
+	for (;;) {
+		struct pollfd p = { .fd = d->rfd, .events = POLLIN | POLLPRI };
+		int n = poll(&p, 1, OOB_WAIT_MS), progress = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			d->r_err = n ? errno : ETIMEDOUT;
+			d->r_why = "poll";
+			break;
+		}
+		if (!d->inl && (p.revents & POLLPRI)) {
+			r = recv(d->rfd, &b, 1, MSG_OOB | MSG_DONTWAIT);
+			if (r == 1) {
+				sha256_update(&hu, &b, 1);
+				d->r_urg++;
+				oob_report(d, 0, 1);
+				progress = 1;
+			} else if (r < 0 && errno != EINVAL &&
+				   errno != EAGAIN && errno != EINTR) {
+				d->r_err = errno;
+				d->r_why = "recv(MSG_OOB)";
+				break;
+			}
+		}
+		if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
+			n = 1 + rand_size(&cs, OOB_CHUNK_MAX - 1);
+			r = recv(d->rfd, buf, n, MSG_DONTWAIT);
+			if (r == 0)
+				break;
+			if (r > 0) {
+				sha256_update(&hs, buf, r);
+				d->r_bytes += r;
+				oob_report(d, r, 0);
+				progress = 1;
+			} else if (errno != EAGAIN && errno != EINTR) {
+				d->r_err = errno;
+				d->r_why = "recv";
+				break;
+			}
+		}
+		idle = progress ? 0 : idle + 1;
+		if (idle > OOB_IDLE_MAX) {
+			d->r_err = EBUSY;
+			d->r_why = "poll ready but nothing to read";
+			break;
+		}
+	}
+	if (d->r_err)
+		oob_stop(d);
+	sha256_final(&hs, d->r_stream);
+	sha256_final(&hu, d->r_urgd);
+	free(buf);
+	return NULL;
+}
+
+/* What the readers of both directions saw */
+struct oob_result {
+	uint64_t bytes[2];
+	unsigned int urg[2];
+	uint8_t stream[2][32];
+	uint8_t urgd[2][32];
+};
+
+static int oob_dir_check(const struct oob_dir *d, const char *dir)
+{
+	char h1[65], h2[65];
+	int ok = 1;
+
+	if (d->w_err || d->r_err) {
+		ktap_diag("%s: writer: %s (%s), reader: %s (%s)", dir,
+			  strerror(d->w_err), d->w_why ? d->w_why : "-",
+			  strerror(d->r_err), d->r_why ? d->r_why : "-");
+		ok = 0;
+	}
+	if (d->w_bytes != d->r_bytes || memcmp(d->w_stream, d->r_stream, 32)) {
+		sha256_hex(d->w_stream, h1);
+		sha256_hex(d->r_stream, h2);
+		ktap_diag("%s: stream sent %llu %s, received %llu %s", dir,
+			  (unsigned long long)d->w_bytes, h1,
+			  (unsigned long long)d->r_bytes, h2);
+		ok = 0;
+	}
+	if (!d->inl && (d->w_urg != d->r_urg ||
+			memcmp(d->w_urgd, d->r_urgd, 32))) {
+		sha256_hex(d->w_urgd, h1);
+		sha256_hex(d->r_urgd, h2);
+		ktap_diag("%s: urgent bytes sent %u %s, read with MSG_OOB %u %s",
+			  dir, d->w_urg, h1, d->r_urg, h2);
+		ok = 0;
+	}
+	return ok;
+}
+
+/* Whether the server (a->b) and the client (b->a) read OOBINLINE */
+struct oob_case {
+	const char *name;
+	int fam, inl_ab, inl_ba;
+};
+
+static const struct oob_case oob_cases[] = {
+	{ "oob_inline_duplex_v4", AF_INET, 1, 1 },
+	{ "oob_inline_duplex_v6", AF_INET6, 1, 1 },
+	{ "oob_separate_duplex_v4", AF_INET, 0, 0 },
+	{ "oob_separate_duplex_v6", AF_INET6, 0, 0 },
+	{ "oob_inline_and_separate_v4", AF_INET, 1, 0 },
+	{ "oob_separate_and_inline_v6", AF_INET6, 0, 1 },
+};
+
+#define NR_OOB_CASES	(sizeof(oob_cases) / sizeof(oob_cases[0]))
+
+static int set_oobinline(int fd)
+{
+	int one = 1;
+
+	if (!setsockopt(fd, SOL_SOCKET, SO_OOBINLINE, &one, sizeof(one)))
+		return 1;
+	ktap_diag("SO_OOBINLINE: %s", strerror(errno));
+	return 0;
+}
+
+/*
+ * One full-duplex urgent-data transfer over TCP (@tcp) or AF_SMC of
+ * len_ab and len_ba bytes of chunks, the server (@oc->inl_ab) and the
+ * client (@oc->inl_ba) reading with or without SO_OOBINLINE; what the
+ * readers saw in @res.
+ */
+static int oob_run(int tcp, const struct oob_case *oc, uint64_t len_ab,
+		   uint64_t len_ba, uint64_t seed, struct oob_result *res)
+{
+	struct oob_dir d[2];
+	struct timespec t0, t1;
+	int cli, srv, ok = 1, i;
+	pthread_t t[4];
+
+	memset(res, 0, sizeof(*res));
+	if (make_pair_as(tcp, oc->fam, &cli, &srv, NULL))
+		return 0;
+	ok &= check_paths_as(tcp, cli, srv);
+	if (oc->inl_ab)
+		ok &= set_oobinline(srv);
+	if (oc->inl_ba)
+		ok &= set_oobinline(cli);
+	memset(d, 0, sizeof(d));
+	for (i = 0; i < 2; i++) {
+		d[i].wfd = i ? srv : cli;
+		d[i].rfd = i ? cli : srv;
+		d[i].inl = i ? oc->inl_ba : oc->inl_ab;
+		d[i].seed = seed * 2 + 1 + i;
+		d[i].len = i ? len_ba : len_ab;
+		pthread_mutex_init(&d[i].lock, NULL);
+		pthread_cond_init(&d[i].cond, NULL);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 2; i++) {
+		pthread_create(&t[2 * i], NULL, oob_reader, &d[i]);
+		pthread_create(&t[2 * i + 1], NULL, oob_writer, &d[i]);
+	}
+	for (i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+
+	ok &= oob_dir_check(&d[0], "a->b");
+	ok &= oob_dir_check(&d[1], "b->a");
+	for (i = 0; i < 2; i++) {
+		res->bytes[i] = d[i].r_bytes;
+		res->urg[i] = d[i].r_urg;
+		memcpy(res->stream[i], d[i].r_stream, 32);
+		memcpy(res->urgd[i], d[i].r_urgd, 32);
+		pthread_mutex_destroy(&d[i].lock);
+		pthread_cond_destroy(&d[i].cond);
+	}
+	ktap_diag("%s %s: a->b %llu bytes, %u urgent%s; b->a %llu bytes, %u urgent%s; %.2f s",
+		  tcp ? "TCP" : "SMC", oc->fam == AF_INET6 ? "v6" : "v4",
+		  (unsigned long long)d[0].w_bytes, d[0].w_urg,
+		  oc->inl_ab ? " inline" : "",
+		  (unsigned long long)d[1].w_bytes, d[1].w_urg,
+		  oc->inl_ba ? " inline" : "",
+		  (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	close(cli);
+	close(srv);
+	return ok;
+}
+
+/*
+ * An urgent-data case over TCP and, unless INTEGRITY_FAMILY=inet, over
+ * AF_SMC (SMC-D): both must pass and the readers see the same.
+ */
+static int oob_case(const struct oob_case *oc, uint64_t seed)
+{
+	uint64_t s = seed | 1, ab, ba;
+	struct oob_result rt, rs;
+	int ok;
+
+	ab = 3 * MIB + rand_size(&s, 5 * MIB);
+	ba = 3 * MIB + rand_size(&s, 5 * MIB);
+	ok = oob_run(1, oc, ab, ba, seed, &rt);
+	if (use_inet)
+		return ok;
+	ok &= oob_run(0, oc, ab, ba, seed, &rs);
+	if (memcmp(&rt, &rs, sizeof(rt))) {
+		ktap_diag("AF_SMC readers saw other data than the TCP readers");
+		ok = 0;
+	}
+	return ok;
+}
+
+static void oob_cases_run(uint64_t seed)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_OOB_CASES; i++)
+		ktap_result(oob_case(&oob_cases[i], seed + 3000 + i),
+			    oob_cases[i].name);
+}
+
+/*
+ * The DMB and urgent-data cases over SMC-D: the smcd parameter on and
+ * SMC_EXPECT_PATH=smcd while they run.  With INTEGRITY_FAMILY=inet only
+ * the urgent-data cases run, over TCP.
+ */
+static void smcd_cases_run(uint64_t seed, int dmb, int oob)
+{
+	const char *why = "no smcd module parameter";
+	char *old = getenv("SMC_EXPECT_PATH");
+	unsigned int i;
+
+	if (use_inet) {
+		if (oob)
+			oob_cases_run(seed);
+		return;
+	}
+	if (smcd_param_set(1)) {
+		for (i = 0; dmb && i < NR_DMB_CASES; i++)
+			ktap_skip(dmb_cases[i].name, why);
+		if (dmb) {
+			ktap_skip("dmb_all_classes_used", why);
+			ktap_skip("dmb_sysctl_rmem", why);
+		}
+		for (i = 0; oob && i < NR_OOB_CASES; i++)
+			ktap_skip(oob_cases[i].name, why);
+		return;
+	}
+	if (old)
+		old = strdup(old);
+	setenv("SMC_EXPECT_PATH", "smcd", 1);
+	if (dmb)
+		dmb_cases_run(seed);
+	if (oob)
+		oob_cases_run(seed);
 	smcd_param_restore();
 	if (old)
 		setenv("SMC_EXPECT_PATH", old, 1);
@@ -782,7 +1235,7 @@ int main(void)
 	char name[64];
 	const char *f = getenv("INTEGRITY_FAMILY");
 	unsigned int i;
-	int fd, dmb;
+	int fd, dmb, oob;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
@@ -791,6 +1244,7 @@ int main(void)
 	iters = env_u64("INTEGRITY_ITERS", 20);
 	max = env_u64("INTEGRITY_MAX", 16 << 20);
 	dmb = !use_inet && env_u64("INTEGRITY_DMB", 1);
+	oob = env_u64("INTEGRITY_OOB", 1);
 	if (!use_inet) {
 		fd = socket(AF_SMC, SOCK_STREAM, 0);
 		if (fd < 0)
@@ -802,7 +1256,8 @@ int main(void)
 	signal(SIGINT, on_term);
 	alarm(env_u64("INTEGRITY_TIMEOUT", 360));
 
-	ktap_header(iters + 4 + (dmb ? NR_DMB_CASES + 2 : 0));
+	ktap_header(iters + 4 + (dmb ? NR_DMB_CASES + 2 : 0) +
+		    (oob ? NR_OOB_CASES : 0));
 	ktap_diag("seed %llu (rerun with INTEGRITY_SEED=%llu), %llu iterations, max %llu bytes%s",
 		  (unsigned long long)seed, (unsigned long long)seed,
 		  (unsigned long long)iters, (unsigned long long)max,
@@ -822,7 +1277,7 @@ int main(void)
 			 fam == AF_INET6 ? "v6" : "v4");
 		ktap_result(transfer(fam, a, b, seed + 100 + i), name);
 	}
-	if (dmb)
-		dmb_cases_run(seed);
+	if (dmb || oob)
+		smcd_cases_run(seed, dmb, oob);
 	ktap_finish();
 }
