@@ -39,7 +39,10 @@
  * last byte is urgent).  A reader without it must read the stream less
  * the urgent bytes, and each urgent byte with recv(MSG_OOB) on POLLPRI;
  * its writer sends the next urgent byte only when the reader has read
- * the previous one and a normal byte after it.
+ * the previous one and a normal byte after it.  Then, in the same way
+ * over both, a new urgent byte while the reader sits at the mark of the
+ * previous one, read with MSG_OOB or not: as on TCP, the old byte must
+ * not turn up in the stream.
  *
  * Environment: INTEGRITY_SEED, INTEGRITY_ITERS (20), INTEGRITY_MAX
  * (16777216), INTEGRITY_DMB=0 (leave the DMB cases out), INTEGRITY_OOB=0
@@ -60,6 +63,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "ktap.h"
@@ -1151,6 +1155,109 @@ static int oob_case(const struct oob_case *oc, uint64_t seed)
 	return ok;
 }
 
+/* Append what one recv() returned to a transcript */
+static void oob_note(char *out, size_t len, const char *what, int fd,
+		     int flags)
+{
+	size_t l = strlen(out);
+	char b[32];
+	ssize_t r;
+
+	r = recv(fd, b, sizeof(b) - 1, flags | MSG_DONTWAIT);
+	if (r >= 0) {
+		b[r] = 0;
+		snprintf(out + l, len - l, " %s \"%s\"", what, b);
+	} else {
+		snprintf(out + l, len - l, " %s %s", what, strerror(errno));
+	}
+}
+
+/* 0 when poll() saw one of @events in time */
+static int oob_poll(int fd, short events)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	return poll(&p, 1, 5000) == 1 && (p.revents & events) ? 0 : -1;
+}
+
+/*
+ * A new urgent byte while the reader sits at the mark of the previous
+ * one, its normal read having stopped in front of it.  TCP steps over
+ * the old byte then (tcp_check_urg()), whether it was read with
+ * MSG_OOB (@read_first) or not: it is never read as normal data.  What
+ * the reader gets goes to the transcript @out.
+ */
+static int oob_at_mark(int tcp, int read_first, char *out, size_t len)
+{
+	int cli, srv, ok = 1, mark = -1;
+	size_t l;
+
+	snprintf(out, len, "%s", read_first ? "read first:" : "unread:");
+	if (make_pair_as(tcp, AF_INET, &cli, &srv, NULL))
+		return 0;
+	ok &= check_paths_as(tcp, cli, srv);
+	if (send(cli, "ab", 2, 0) != 2 || send(cli, "X", 1, MSG_OOB) != 1 ||
+	    oob_poll(srv, POLLPRI)) {
+		ktap_diag("first urgent byte: %s", strerror(errno));
+		ok = 0;
+		goto out;
+	}
+	if (read_first)
+		oob_note(out, len, "oob", srv, MSG_OOB);
+	oob_note(out, len, "normal", srv, 0);
+	ioctl(srv, SIOCATMARK, &mark);
+	l = strlen(out);
+	snprintf(out + l, len - l, " atmark %d", mark);
+	if (send(cli, "cd", 2, 0) != 2 || send(cli, "Y", 1, MSG_OOB) != 1 ||
+	    send(cli, "ef", 2, 0) != 2 || shutdown(cli, SHUT_WR) ||
+	    oob_poll(srv, POLLRDHUP)) {
+		ktap_diag("second urgent byte: %s", strerror(errno));
+		ok = 0;
+		goto out;
+	}
+	while (strlen(out) < len - 64) {
+		struct pollfd p = { .fd = srv, .events = POLLIN | POLLPRI };
+
+		if (poll(&p, 1, 5000) != 1) {
+			ktap_diag("poll: stalled");
+			ok = 0;
+			break;
+		}
+		if (p.revents & POLLPRI)
+			oob_note(out, len, "oob", srv, MSG_OOB);
+		if (!(p.revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		l = strlen(out);
+		oob_note(out, len, "normal", srv, 0);
+		if (strstr(out + l, "\"\""))
+			break;
+	}
+out:
+	close(cli);
+	close(srv);
+	return ok;
+}
+
+static int oob_at_mark_case(void)
+{
+	char t[2][256], s[2][256];
+	int ok = 1, i;
+
+	for (i = 0; i < 2; i++) {
+		ok &= oob_at_mark(1, i, t[i], sizeof(t[i]));
+		ktap_diag("TCP %s", t[i]);
+		if (use_inet)
+			continue;
+		ok &= oob_at_mark(0, i, s[i], sizeof(s[i]));
+		ktap_diag("SMC %s", s[i]);
+		if (strcmp(t[i], s[i])) {
+			ktap_diag("AF_SMC reads other data than TCP");
+			ok = 0;
+		}
+	}
+	return ok;
+}
+
 static void oob_cases_run(uint64_t seed)
 {
 	unsigned int i;
@@ -1158,6 +1265,7 @@ static void oob_cases_run(uint64_t seed)
 	for (i = 0; i < NR_OOB_CASES; i++)
 		ktap_result(oob_case(&oob_cases[i], seed + 3000 + i),
 			    oob_cases[i].name);
+	ktap_result(oob_at_mark_case(), "oob_new_urgent_at_mark");
 }
 
 /*
@@ -1185,6 +1293,8 @@ static void smcd_cases_run(uint64_t seed, int dmb, int oob)
 		}
 		for (i = 0; oob && i < NR_OOB_CASES; i++)
 			ktap_skip(oob_cases[i].name, why);
+		if (oob)
+			ktap_skip("oob_new_urgent_at_mark", why);
 		return;
 	}
 	if (old)
@@ -1257,7 +1367,7 @@ int main(void)
 	alarm(env_u64("INTEGRITY_TIMEOUT", 360));
 
 	ktap_header(iters + 4 + (dmb ? NR_DMB_CASES + 2 : 0) +
-		    (oob ? NR_OOB_CASES : 0));
+		    (oob ? NR_OOB_CASES + 1 : 0));
 	ktap_diag("seed %llu (rerun with INTEGRITY_SEED=%llu), %llu iterations, max %llu bytes%s",
 		  (unsigned long long)seed, (unsigned long long)seed,
 		  (unsigned long long)iters, (unsigned long long)max,
