@@ -100,7 +100,7 @@ struct smcd_conn {
 	u8			tx_prod_flags;
 	u8			tx_conn_flags;	/* sticky close flags */
 
-	/* local reading position: process context, smc sock lock */
+	/* local reading position: smc sock lock, written under rx_lock */
 	struct smc_cursor	rx_cons;
 	struct smc_cursor	rx_cons_sent;	/* last one the peer got */
 
@@ -121,6 +121,8 @@ struct smcd_conn {
 	u8			urg_byte;
 	struct smc_cursor	urg_pos;
 	struct smc_cursor	urg_prod;
+	struct smc_cursor	urg_hole;	/* a replaced urgent byte */
+	bool			urg_hole_set;
 };
 
 /* What TCP calls urg_data: none, valid (not read by MSG_OOB), read */

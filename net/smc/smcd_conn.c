@@ -24,13 +24,26 @@ bool smc_smcd_enabled = true;
  * A header with urgent-present announces the byte before its producer
  * cursor; repeats of the same announcement are ignored.  rx_lock held.
  */
-static bool smcd_conn_urgent(struct smcd_conn *c, struct smcd_dmb *dmb,
+static bool smcd_conn_urgent(struct smc_sock *smc, struct smcd_dmb *dmb,
 			     const struct smcd_cdc_hdr *h)
 {
+	struct smcd_conn *c = &smc->smcd;
+
 	if (!(h->prod_flags & SMC_CDC_PF_URG_PRESENT) ||
 	    smc_curs_equal(&h->prod, &c->urg_prod) ||
 	    smc_curs_equal(&h->prod, &c->peer_prod))
 		return false;
+	/*
+	 * A reader that stopped at the old mark never gets the old urgent
+	 * byte as normal data (TCP steps over it here too); elsewhere in
+	 * the stream it becomes normal data.
+	 */
+	if (c->urg_state != SMCD_URG_NONE &&
+	    !sock_flag(&smc->sk, SOCK_URGINLINE) &&
+	    smc_curs_equal(&c->rx_cons, &c->urg_pos)) {
+		c->urg_hole = c->urg_pos;
+		c->urg_hole_set = true;
+	}
 	c->urg_prod = h->prod;
 	c->urg_pos = h->prod;
 	smc_curs_prev(c->rmb_ring, &c->urg_pos);
@@ -74,7 +87,7 @@ static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
 		/* take nothing from it, treat it as an abort */
 		h.conn_state_flags = SMC_CDC_CS_ABORT;
 	} else {
-		urgent = smcd_conn_urgent(c, dmb, &h);
+		urgent = smcd_conn_urgent(smc, dmb, &h);
 		c->peer_prod = h.prod;
 		c->peer_cons = h.cons;
 		c->peer_prod_flags = h.prod_flags;

@@ -97,6 +97,7 @@ struct smcd_rx_view {
 	u32	to_mark;	/* U32_MAX: no urgent byte ahead */
 	u8	urg_state;
 	u8	peer_flags;	/* taken with avail: EOF never hides data */
+	bool	at_hole;	/* the reader is at a replaced urgent byte */
 };
 
 static void smcd_rx_look(struct smcd_conn *c, const struct smc_cursor *cons,
@@ -107,6 +108,7 @@ static void smcd_rx_look(struct smcd_conn *c, const struct smc_cursor *cons,
 	spin_lock_bh(&c->rx_lock);
 	prod = c->peer_prod;
 	v->peer_flags = c->peer_conn_flags;
+	v->at_hole = c->urg_hole_set && smc_curs_equal(cons, &c->urg_hole);
 	v->urg_state = c->urg_state;
 	/* while urgent state exists, rx_cons is not past the urgent byte */
 	v->to_mark = c->urg_state == SMCD_URG_NONE ? U32_MAX :
@@ -298,13 +300,21 @@ static void smcd_cons_update(struct smc_sock *smc, bool force)
 		smcd_send_header(smc);
 }
 
-/* rx_cons moved past the urgent byte: TCP forgets its urgent data */
-static void smcd_urg_passed(struct smcd_conn *c, u32 moved, u32 to_mark)
+/*
+ * The reader consumed up to @cons.  Past the urgent byte, TCP forgets
+ * its urgent data; past the hole of a replaced urgent byte, the hole
+ * is gone.  rx_cons is written under rx_lock for the receive handler.
+ */
+static void smcd_rx_consumed(struct smcd_conn *c,
+			     const struct smc_cursor *cons, bool past_mark,
+			     bool past_hole)
 {
-	if (to_mark >= moved)
-		return;
 	spin_lock_bh(&c->rx_lock);
-	c->urg_state = SMCD_URG_NONE;
+	c->rx_cons = *cons;
+	if (past_mark)
+		c->urg_state = SMCD_URG_NONE;
+	if (past_hole)
+		c->urg_hole_set = false;
 	spin_unlock_bh(&c->rx_lock);
 }
 
@@ -365,8 +375,8 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct smcd_conn *c = &smc->smcd;
 	bool peek = flags & MSG_PEEK;
+	bool past_mark = false, past_hole = false;
 	struct sock *sk = &smc->sk;
-	bool past_mark = false;
 	struct smcd_rx_view v;
 	struct smc_cursor cons;
 	size_t copied = 0;
@@ -388,6 +398,16 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 		smcd_rx_look(c, &cons, &v);
 		if (past_mark)
 			v.to_mark = U32_MAX;
+		if (v.avail && v.at_hole && !past_hole) {
+			/* a replaced urgent byte: never normal data */
+			smc_curs_add(c->rmb_ring, &cons, 1);
+			past_hole = true;
+			if (!peek) {
+				smcd_rx_consumed(c, &cons, false, true);
+				smcd_cons_update(smc, true);
+			}
+			continue;
+		}
 		if (v.avail && !v.to_mark) {
 			/* reads stop at the urgent mark */
 			if (copied)
@@ -397,8 +417,7 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 				smc_curs_add(c->rmb_ring, &cons, 1);
 				past_mark = true;
 				if (!peek) {
-					c->rx_cons = cons;
-					smcd_urg_passed(c, 1, 0);
+					smcd_rx_consumed(c, &cons, true, false);
 					smcd_cons_update(smc, true);
 				}
 				continue;
@@ -434,8 +453,7 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 			past_mark = true;
 		if (peek)
 			continue;
-		c->rx_cons = cons;
-		smcd_urg_passed(c, n, v.to_mark);
+		smcd_rx_consumed(c, &cons, v.to_mark < n, false);
 		smcd_cons_update(smc, v.to_mark < n);
 	}
 	remove_wait_queue(sk_sleep(sk), &wait);
