@@ -32,8 +32,9 @@ iperf() {
 	local label=$1 wrap=$2 out=/tmp/demo-iperf-$1
 	$wrap iperf3 -s -1 -B 127.0.0.1 -p 5201 >/dev/null 2>&1 &
 	local s=$!
+	# not a probe connection: the one-off server would take it as its test
 	for _ in $(seq 50); do
-		(exec 3<>/dev/tcp/127.0.0.1/5201) 2>/dev/null && break
+		ss -Hltn 'sport = :5201' | grep -q . && break
 		sleep 0.2
 	done
 	$wrap iperf3 -c 127.0.0.1 -p 5201 -t 5 -l 128K -f m >"$out" 2>&1 &
