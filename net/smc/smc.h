@@ -305,6 +305,7 @@ ssize_t smcd_splice_read(struct smc_sock *smc, struct pipe_inode_info *pipe,
 			 size_t len, bool nonblock);
 void smcd_send_header(struct smc_sock *smc);
 void smcd_tx_flush(struct smc_sock *smc);
+void smcd_send_conn_flags(struct smc_sock *smc, u8 flags);
 
 /* smc_netns.c */
 struct smc_net {

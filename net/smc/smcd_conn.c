@@ -531,12 +531,7 @@ void smcd_conn_close(struct smc_sock *smc)
 			abort = true;
 		send = smc_fsm_close(&c->fsm, abort);
 		spin_unlock_bh(&c->rx_lock);
-		if (send) {
-			spin_lock_bh(&c->tx_lock);
-			c->tx_conn_flags |= send;
-			spin_unlock_bh(&c->tx_lock);
-			smcd_send_header(smc);
-		}
+		smcd_send_conn_flags(smc, send);
 	}
 	smcd_conn_teardown(smc);
 }

@@ -56,6 +56,19 @@ void smcd_send_header(struct smc_sock *smc)
 	smcd_dmb_signal(peer);
 }
 
+/* Add connection-state flags @flags (sticky) and tell the peer */
+void smcd_send_conn_flags(struct smc_sock *smc, u8 flags)
+{
+	struct smcd_conn *c = &smc->smcd;
+
+	if (!flags)
+		return;
+	spin_lock_bh(&c->tx_lock);
+	c->tx_conn_flags |= flags;
+	spin_unlock_bh(&c->tx_lock);
+	smcd_send_header(smc);
+}
+
 /* Publish data held back by corking */
 void smcd_tx_flush(struct smc_sock *smc)
 {
@@ -512,12 +525,7 @@ int smcd_shutdown(struct smc_sock *smc, int how)
 		send = smc_fsm_shut_wr(&c->fsm);
 		WRITE_ONCE(sk->sk_state, c->fsm.state);
 		spin_unlock_bh(&c->rx_lock);
-		if (send) {
-			spin_lock_bh(&c->tx_lock);
-			c->tx_conn_flags |= send;
-			spin_unlock_bh(&c->tx_lock);
-			smcd_send_header(smc);
-		}
+		smcd_send_conn_flags(smc, send);
 	}
 	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | flags);
 	release_sock(sk);
