@@ -43,7 +43,7 @@ endif
 # Release the modules were built for, from their vermagic.
 KVER = $(shell modinfo -F vermagic $(MODSRC)/smc.ko | cut -d' ' -f1)
 
-.PHONY: all modules tools install clean static check demo vm-shell setup \
+.PHONY: all modules tools install clean static check demo bench vm-shell setup \
 	kernel host-tests
 
 all: modules tools
@@ -96,6 +96,10 @@ check:
 
 demo:
 	$(VM)/vm-run --kernel $(KERNEL) --demo
+
+# Benchmarks (never part of check): bench-results/latest/table.md
+bench:
+	tools/testing/bench/run --kernel $(KERNEL) $(BENCH_ARGS)
 
 vm-shell:
 	$(if $(CMD),,$(error usage: make vm-shell CMD='command to run in the guest'))

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tables and a chart from the bench.jsonl files of a make bench run.
+
+report.py RESULTS_DIR KVER
+
+RESULTS_DIR holds one sub-directory per VM run (deterministic, normal),
+each with bench.jsonl.  Writes RESULTS_DIR/table.md and, when matplotlib
+is there, RESULTS_DIR/ratios.png (ratios to TCP, deterministic run).
+"""
+
+import json
+import os
+import sys
+
+PATHS = ['tcp', 'uds', 'smcd', 'upstream-lo']
+NAMES = {'tcp': 'TCP', 'uds': 'Unix', 'smcd': 'our SMC-D',
+         'upstream-lo': 'upstream SMC-lo'}
+
+# metric: (label, unit, higher is better, goal ratio to TCP or None)
+METRICS = [
+    ('stream-1024', 'stream, 1 KiB writes', 'Gbit/s', True, 2.5),
+    ('stream-8192', 'stream, 8 KiB writes', 'Gbit/s', True, 1.8),
+    ('stream-65536', 'stream, 64 KiB writes', 'Gbit/s', True, 1.5),
+    ('pingpong-14', 'ping-pong 14 B, round trip', 'us', False, 0.5),
+    ('pingpong-1024', 'ping-pong 1 KiB, round trip', 'us', False, None),
+    ('crr', 'connect/request/response/close', 'conn/s', True, 1.0),
+    ('redis-get', 'redis-benchmark GET', 'req/s', True, 1.0),
+    ('redis-set', 'redis-benchmark SET', 'req/s', True, 1.0),
+    ('nginx-wrk', 'wrk against nginx', 'req/s', True, 1.0),
+    ('mem', 'memory per idle connection', 'bytes', False, None),
+]
+
+
+def first(rec, *names):
+    for n in names:
+        if n in rec and isinstance(rec[n], (int, float)):
+            return float(rec[n])
+    return None
+
+
+def metric_of(rec):
+    """(metric key, value, problem) of one record; problem is None if ok"""
+    if rec.get('failed'):
+        return None, None, 'failed: %s' % rec.get('args', '')
+    if 'app' in rec:
+        key = rec['app']
+        val = first(rec, 'rps')
+        want = {'tcp': None, 'uds': None}.get(rec['path'], 'smcd')
+        modes = rec.get('server_modes', '')
+        if want and (want not in modes or 'fallback' in modes):
+            return key, val, 'path: %s' % (modes or 'no SMC sockets')
+        return key, val, None
+    mode = rec.get('mode')
+    problem = None
+    if rec.get('path_ok') is False:
+        problem = 'path: %s %s' % (rec.get('path_mode', '?'),
+                                   rec.get('path_reason', ''))
+    if rec.get('ok') is False:
+        problem = 'error: %s' % rec.get('error')
+    if rec.get('verified') is False:
+        problem = 'hash mismatch'
+    if mode == 'stream':
+        if 'verified' in rec:
+            return 'verify', rec.get('verified'), problem
+        return ('stream-%d' % rec.get('size', 0),
+                first(rec, 'gbps', 'gbit_s', 'gbits'), problem)
+    if mode == 'pingpong':
+        return ('pingpong-%d' % rec.get('size', 0),
+                first(rec, 'rtt_mean_us', 'mean_us', 'rtt_us'), problem)
+    if mode == 'crr':
+        return 'crr', first(rec, 'conn_per_s', 'cps', 'rate'), problem
+    if mode == 'mem':
+        # MemAvailable catches DMBs wherever they come from
+        return 'mem', first(rec, 'memavail_bytes_per_conn',
+                            'slab_bytes_per_conn'), problem
+    return None, None, None
+
+
+def load(run_dir):
+    res = {}
+    problems = []
+    path = os.path.join(run_dir, 'bench.jsonl')
+    if not os.path.exists(path):
+        return None, ['no results (%s)' % path]
+    for line in open(path):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            problems.append('bad line: %s' % line[:80])
+            continue
+        key, val, prob = metric_of(rec)
+        p = rec.get('path', '?')
+        if prob:
+            problems.append('%s %s: %s' % (NAMES.get(p, p), key or '', prob))
+        if key and val is not None and not prob:
+            res[(p, key)] = val
+    return res, problems
+
+
+def fmt(v):
+    if v is None:
+        return '-'
+    if v >= 100:
+        return '%.0f' % v
+    return '%.3g' % v
+
+
+def table(res, problems, title):
+    out = ['## %s' % title, '']
+    head = '| metric | unit |' + ''.join(
+        ' %s | ratio |' % NAMES[p] for p in PATHS) + ' goal (SMC-D / TCP) |'
+    out += [head, '|' + '---|' * (2 + 2 * len(PATHS) + 1)]
+    for key, label, unit, higher, goal in METRICS:
+        base = res.get(('tcp', key))
+        row = '| %s | %s |' % (label, unit)
+        for p in PATHS:
+            v = res.get((p, key))
+            r = v / base if v is not None and base else None
+            row += ' %s | %s |' % (fmt(v), '%.2fx' % r if r else '-')
+        ours = res.get(('smcd', key))
+        up = res.get(('upstream-lo', key))
+        verdict = ''
+        if goal and ours is not None and base:
+            r = ours / base
+            met = r >= goal if higher else r <= goal
+            verdict = '%s %s%.2fx' % ('met' if met else 'missed',
+                                      '>= ' if higher else '<= ', goal)
+        if ours is not None and up is not None:
+            better = ours >= up if higher else ours <= up
+            verdict += ('; ' if verdict else '') + (
+                'ahead of upstream' if better else 'behind upstream')
+        out.append(row + ' %s |' % verdict)
+    out.append('')
+    out.append('Ratios: the path\'s figure over TCP\'s (round trips and '
+               'memory: lower is better).')
+    if problems:
+        out += ['', 'Runs left out (failed, or not on the expected path):']
+        out += ['- %s' % p for p in problems]
+    out.append('')
+    return out
+
+
+def chart(res, png):
+    try:
+        import matplotlib
+        matplotlib.use('Agg')
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    keys = [m for m in METRICS if m[0] != 'mem']
+    fig, ax = plt.subplots(figsize=(11, 5))
+    width = 0.8 / len(PATHS)
+    for i, p in enumerate(PATHS):
+        vals = []
+        for key, label, unit, higher, goal in keys:
+            v, b = res.get((p, key)), res.get(('tcp', key))
+            if v is None or not b:
+                vals.append(0)
+            else:
+                # plotted so that higher is always better
+                vals.append(v / b if higher else b / v)
+        ax.bar([x + i * width for x in range(len(keys))], vals, width,
+               label=NAMES[p])
+    ax.axhline(1.0, color='black', linewidth=0.8)
+    ax.set_xticks([x + 0.4 - width / 2 for x in range(len(keys))])
+    ax.set_xticklabels([k[1] for k in keys], rotation=30, ha='right',
+                       fontsize=8)
+    ax.set_ylabel('speed relative to TCP (higher is better)')
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    return True
+
+
+def main():
+    out_dir, kver = sys.argv[1], sys.argv[2]
+    lines = ['# make bench: %s' % kver, '']
+    det = None
+    for mode, title in (('deterministic',
+                         'Deterministic mode (one vCPU, -icount): the '
+                         'figures to compare'),
+                        ('normal', 'Normal mode (multi-threaded TCG), '
+                         'for reference only')):
+        d = os.path.join(out_dir, mode)
+        if not os.path.isdir(d):
+            continue
+        res, problems = load(d)
+        if res is None:
+            lines += ['## %s' % title, '', problems[0], '']
+            continue
+        if mode == 'deterministic':
+            det = res
+        lines += table(res, problems, title)
+    with open(os.path.join(out_dir, 'table.md'), 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    if det and chart(det, os.path.join(out_dir, 'ratios.png')):
+        print('chart: %s' % os.path.join(out_dir, 'ratios.png'))
+    print('\n'.join(lines))
+
+
+if __name__ == '__main__':
+    main()
