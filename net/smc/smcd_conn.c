@@ -71,7 +71,7 @@ static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
 {
 	struct smc_sock *smc = priv;
 	struct smcd_conn *c = &smc->smcd;
-	bool urgent = false, abort = false;
+	bool urgent = false, abort = false, data = false, space = false;
 	struct sock *sk = &smc->sk;
 	struct smcd_cdc_hdr h;
 	u64 prod, cons;
@@ -88,6 +88,8 @@ static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
 		h.conn_state_flags = SMC_CDC_CS_ABORT;
 	} else {
 		urgent = smcd_conn_urgent(smc, dmb, &h);
+		data = !smc_curs_equal(&h.prod, &c->peer_prod);
+		space = !smc_curs_equal(&h.cons, &c->peer_cons);
 		c->peer_prod = h.prod;
 		c->peer_cons = h.cons;
 		c->peer_prod_flags = h.prod_flags;
@@ -114,8 +116,17 @@ static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
 		sk_error_report(sk);
 	if (urgent)
 		sk_send_sigurg(sk);
-	/* readers, writers and pollers all recheck their condition */
-	sk->sk_state_change(sk);
+	/*
+	 * Wake only who can make progress: readers for new data, writers
+	 * for freed space (both as sync wake-ups, the waker goes on
+	 * running), everyone for a change of the connection's state.
+	 */
+	if (news)
+		sk->sk_state_change(sk);
+	else if (data || urgent)
+		sk->sk_data_ready(sk);
+	if (space && !news)
+		sk->sk_write_space(sk);
 }
 
 static void smcd_hostname(u8 *name)
