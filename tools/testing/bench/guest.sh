@@ -139,12 +139,18 @@ http {
 	}
 }
 EOF
+	# wrk counts time, not requests: the script leaves a mark after
+	# WRK_N responses, and wrk is then interrupted (it reports on SIGINT;
+	# thread:stop() alone would still wait for the whole -d time)
 	cat > "$dir/stop.lua" <<EOF
 local n = 0
 local want = $WRK_N
 function response(status, headers, body)
 	n = n + 1
-	if n >= want then wrk.thread:stop() end
+	if n == want then
+		local f = io.open("$dir/done", "w")
+		f:close()
+	end
 end
 EOF
 	$wrap nginx -c "$dir/nginx.conf" >/dev/null 2>&1 &
@@ -161,10 +167,15 @@ EOF
 		http://127.0.0.1:8099/1k >"$out" 2>&1 &
 	pid=$!
 	modes=$(watch_path $srv $pid)
-	wait $pid
+	while [ ! -e "$dir/done" ] && kill -0 $pid 2>/dev/null; do
+		sleep 0.01
+	done
 	t1=$(now)
-	n=$(sed -n 's/^ *\([0-9]*\) requests in .*/\1/p' "$out")
-	rps=$(awk -v n="${n:-0}" -v a="$t0" -v b="$t1" \
+	kill -INT $pid 2>/dev/null
+	wait $pid
+	n=$WRK_N
+	[ -e "$dir/done" ] || n=0
+	rps=$(awk -v n="$n" -v a="$t0" -v b="$t1" \
 		'BEGIN { if (b > a) printf "%.1f", n / (b - a); else print 0 }')
 	printf '{"path":"%s","app":"nginx-wrk","requests":%d,"rps":%s,"server_modes":"%s"}\n' \
 		"$path" "$WRK_N" "${rps:-0}" "$modes" >> "$OUT"
