@@ -69,11 +69,13 @@ path_of() {
 		tr -s ' \n' ' '
 }
 
-# watch_path SERVER CLIENT: the server's modes, looked up while the
-# client still runs (short runs may be over before a fixed delay)
+# watch_path SERVER CLIENT WRAP: the server's modes, looked up while
+# the client still runs (short runs may be over before a fixed delay);
+# nothing to look up without smc_run
 watch_path() {
 	local m=""
 
+	[ -n "$3" ] || return 0
 	while kill -0 "$2" 2>/dev/null; do
 		m=$(path_of "$1")
 		[ -n "$m" ] && break
@@ -100,7 +102,7 @@ app_redis() {
 		$wrap redis-benchmark -p 6399 -n "$REDIS_N" -c 16 -t "$op" -q \
 			>"$out" 2>&1 &
 		pid=$!
-		modes=$(watch_path $srv $pid)
+		modes=$(watch_path $srv $pid "$wrap")
 		wait $pid
 		rps=$(sed -n 's/.*: *\([0-9.]*\) requests per second.*/\1/p' \
 			"$out" | tail -n 1)
@@ -166,7 +168,7 @@ EOF
 	$wrap wrk -t 1 -c 16 -d 600s -s "$dir/stop.lua" \
 		http://127.0.0.1:8099/1k >"$out" 2>&1 &
 	pid=$!
-	modes=$(watch_path $srv $pid)
+	modes=$(watch_path $srv $pid "$wrap")
 	while [ ! -e "$dir/done" ] && kill -0 $pid 2>/dev/null; do
 		sleep 0.01
 	done
