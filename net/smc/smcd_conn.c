@@ -4,10 +4,8 @@
  *
  * The CLC handshake for SMC-Dv2 on both sides, the set-up of the two
  * DMBs of a connection (ours registered, the peer's attached as send
- * buffer), the doorbell handler and the tear-down.
- *
- * Link groups are not kept yet: every connection is a first contact
- * with a link-group id of its own.
+ * buffer), the doorbell handler and the tear-down.  Link groups are
+ * in smcd_lgr.c.
  */
 
 #include <linux/slab.h>
@@ -351,11 +349,18 @@ int smcd_connect_handshake(struct smc_sock *smc)
 	if (a->d.chid != dev->chid)
 		goto out_put;
 
+	rc = smcd_conn_register(smc, dev);
+	if (rc) {
+		smcd_decline_fallback(smc, smcd_decline_reason(rc),
+				      a->version);
+		rc = 0;
+		goto out_put;
+	}
+	dev = NULL;	/* the connection holds the reference now */
+
 	peer.gid = a->d.gid;
 	peer.gid_ext = a->d.gid_ext;
-	rc = smcd_conn_register(smc, dev);
-	if (!rc)
-		rc = smcd_conn_attach(smc, a->d.token);
+	rc = smcd_conn_attach(smc, a->d.token);
 	/* the server decides whether this is a first contact */
 	if (!rc)
 		rc = smcd_lgr_join(smc, &peer, SMCD_LGR_CLIENT,
@@ -367,7 +372,6 @@ int smcd_connect_handshake(struct smc_sock *smc)
 		rc = 0;
 		goto out;
 	}
-	dev = NULL;	/* the connection holds the reference now */
 
 	memcpy(p->eids[0], a->eid, SMC_CLC_EID_LEN);
 	memset(a, 0, sizeof(*a));
