@@ -19,8 +19,9 @@
 bool smc_smcd_enabled = true;
 
 /*
- * A header with urgent-present announces the byte before its producer
- * cursor; repeats of the same announcement are ignored.  rx_lock held.
+ * A header with urgent-present and new data announces the byte before
+ * its producer cursor; repeats of the same announcement are ignored.
+ * rx_lock held.
  */
 static bool smcd_conn_urgent(struct smc_sock *smc, struct smcd_dmb *dmb,
 			     const struct smcd_cdc_hdr *h)
@@ -28,8 +29,7 @@ static bool smcd_conn_urgent(struct smc_sock *smc, struct smcd_dmb *dmb,
 	struct smcd_conn *c = &smc->smcd;
 
 	if (!(h->prod_flags & SMC_CDC_PF_URG_PRESENT) ||
-	    smc_curs_equal(&h->prod, &c->urg_prod) ||
-	    smc_curs_equal(&h->prod, &c->peer_prod))
+	    smc_curs_equal(&h->prod, &c->urg_prod))
 		return false;
 	/*
 	 * A reader that stopped at the old mark never gets the old urgent
@@ -85,8 +85,8 @@ static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
 		/* take nothing from it, treat it as an abort */
 		h.conn_state_flags = SMC_CDC_CS_ABORT;
 	} else {
-		urgent = smcd_conn_urgent(smc, dmb, &h);
 		data = !smc_curs_equal(&h.prod, &c->peer_prod);
+		urgent = data && smcd_conn_urgent(smc, dmb, &h);
 		space = !smc_curs_equal(&h.cons, &c->peer_cons);
 		c->peer_prod = h.prod;
 		c->peer_cons = h.cons;

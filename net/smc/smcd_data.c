@@ -331,6 +331,20 @@ static void smcd_rx_consumed(struct smcd_conn *c,
 	spin_unlock_bh(&c->rx_lock);
 }
 
+/*
+ * Step the reader at @cons over one byte that is not stream data: the
+ * urgent byte at the mark (@mark), or a replaced one (the hole).
+ */
+static void smcd_rx_skip(struct smc_sock *smc, struct smc_cursor *cons,
+			 bool peek, bool mark)
+{
+	smc_curs_add(smc->smcd.rmb_ring, cons, 1);
+	if (peek)
+		return;
+	smcd_rx_consumed(&smc->smcd, cons, mark, !mark);
+	smcd_cons_update(smc, true);
+}
+
 /* recv(MSG_OOB): the urgent byte, once, unless it is read inline */
 static int smcd_recv_urg(struct smc_sock *smc, struct msghdr *msg,
 			 size_t len, int flags)
@@ -413,12 +427,8 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 			v.to_mark = U32_MAX;
 		if (v.avail && v.at_hole && !past_hole) {
 			/* a replaced urgent byte: never normal data */
-			smc_curs_add(c->rmb_ring, &cons, 1);
+			smcd_rx_skip(smc, &cons, peek, false);
 			past_hole = true;
-			if (!peek) {
-				smcd_rx_consumed(c, &cons, false, true);
-				smcd_cons_update(smc, true);
-			}
 			continue;
 		}
 		if (v.avail && !v.to_mark) {
@@ -427,12 +437,8 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 				break;
 			if (!sock_flag(sk, SOCK_URGINLINE)) {
 				/* not part of the stream: step over it */
-				smc_curs_add(c->rmb_ring, &cons, 1);
+				smcd_rx_skip(smc, &cons, peek, true);
 				past_mark = true;
-				if (!peek) {
-					smcd_rx_consumed(c, &cons, true, false);
-					smcd_cons_update(smc, true);
-				}
 				continue;
 			}
 		}
