@@ -190,6 +190,23 @@ static void fill_rand(uint8_t *buf, size_t n, uint64_t *ds)
 		buf[i] = xs64(ds);
 }
 
+static int send_all(int fd, const uint8_t *buf, size_t n, int flags)
+{
+	size_t off = 0;
+
+	while (off < n) {
+		ssize_t r = send(fd, buf + off, n - off, flags | MSG_NOSIGNAL);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		off += r;
+	}
+	return 0;
+}
+
 static void *writer(void *arg)
 {
 	struct stream *st = arg;
@@ -199,24 +216,15 @@ static void *writer(void *arg)
 
 	sha256_init(&h);
 	while (st->done < st->len) {
-		size_t n = 1 + xs64(&cs) % CHUNK_MAX, off = 0;
+		size_t n = 1 + xs64(&cs) % CHUNK_MAX;
 
 		if (n > st->len - st->done)
 			n = st->len - st->done;
 		fill_rand(buf, n, &ds);
 		sha256_update(&h, buf, n);
-		while (off < n) {
-			ssize_t r = send(st->fd, buf + off, n - off,
-					 MSG_NOSIGNAL);
-
-			if (r < 0) {
-				if (errno == EINTR)
-					continue;
-				st->err = errno;
-				goto out;
-			}
-			off += r;
-		}
+		st->err = send_all(st->fd, buf, n, 0);
+		if (st->err)
+			goto out;
 		st->done += n;
 	}
 	if (shutdown(st->fd, SHUT_WR))
@@ -804,22 +812,6 @@ struct oob_dir {
 	int stop;
 };
 
-static int send_all(int fd, const uint8_t *buf, size_t n, int flags)
-{
-	size_t off = 0;
-
-	while (off < n) {
-		ssize_t r = send(fd, buf + off, n - off, flags | MSG_NOSIGNAL);
-
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		off += r;
-	}
-	return 0;
-}
 
 /* Reader: @normal more bytes of the stream and @urg more urgent bytes */
 static void oob_report(struct oob_dir *d, uint64_t normal, unsigned int urg)
