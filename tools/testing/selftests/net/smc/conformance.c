@@ -2884,13 +2884,18 @@ static int t_diag_gone_after_close(void)
 static int t_smcd_cork(void)
 {
 	int ok = 1, cli, srv, mode, one = 1, zero = 0;
+	char b[8] = "", why[256];
 	uint32_t reason;
-	char b[8] = "";
 
 	if (smc_expect(&mode, &reason) || mode != SMC_TEST_MODE_SMCD)
 		return -2;
 	if (smc_pair(AF_INET, &cli, &srv, 0) < 0)
 		return 0;
+	/* over TCP, corking would hold the data back too */
+	CHECK(!smc_check_fd_path(cli, 5000, why, sizeof(why)), "client: %s",
+	      why);
+	CHECK(!smc_check_fd_path(srv, 5000, why, sizeof(why)), "server: %s",
+	      why);
 	CHECK(send(cli, "ab", 2, MSG_MORE) == 2, "send MSG_MORE failed");
 	msleep(50);
 	CHECK(inq(srv) == 0, "MSG_MORE: %d bytes visible", inq(srv));
