@@ -287,7 +287,7 @@ static int __init smc_init(void)
 	}
 
 	rc = -ENOMEM;
-	smc_hs_wq = alloc_workqueue("smc_hs_wq", WQ_UNBOUND, 0);
+	smc_hs_wq = alloc_workqueue("smc_hs_wq", 0, 0);
 	if (!smc_hs_wq)
 		goto out_lo;
 
