@@ -99,6 +99,8 @@ struct smcd_conn {
 	struct smc_cursor	tx_prod_sent;	/* last one the peer got */
 	u8			tx_prod_flags;
 	u8			tx_conn_flags;	/* sticky close flags */
+	/* SMCD_TX_NOSPACE: a writer found the peer's ring full */
+	unsigned long		tx_flags;
 
 	/* local reading position: smc sock lock, written under rx_lock */
 	struct smc_cursor	rx_cons;
@@ -130,6 +132,11 @@ enum smcd_urg_state {
 	SMCD_URG_NONE,
 	SMCD_URG_VALID,
 	SMCD_URG_READ,
+};
+
+/* Bits of smcd_conn.tx_flags */
+enum {
+	SMCD_TX_NOSPACE,	/* wake writers when the peer frees room */
 };
 
 /* State a listening socket keeps for connections on their way to accept() */

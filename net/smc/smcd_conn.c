@@ -64,6 +64,19 @@ static bool smcd_conn_hdr_bad(const struct smcd_conn *c,
 	       (c->tx_ring && h->cons.count >= c->tx_ring);
 }
 
+/*
+ * The peer freed room in its ring.  Only a writer that found it full
+ * (sendmsg, or poll without EPOLLOUT) waits for that: everyone else is
+ * spared a wake-up per message, as TCP spares them with SOCK_NOSPACE.
+ * The bit is set before the writer looks at the room again, and the
+ * room is published under rx_lock before we test it.
+ */
+static void smcd_wake_writers(struct smc_sock *smc)
+{
+	if (test_and_clear_bit(SMCD_TX_NOSPACE, &smc->smcd.tx_flags))
+		smc->sk.sk_write_space(&smc->sk);
+}
+
 /* The peer wrote a new header into our DMB: take the cursors in */
 static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
 {
@@ -116,15 +129,16 @@ static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
 		sk_send_sigurg(sk);
 	/*
 	 * Wake only who can make progress: readers for new data, writers
-	 * for freed space (both as sync wake-ups, the waker goes on
-	 * running), everyone for a change of the connection's state.
+	 * that found no room for freed space (both as sync wake-ups, the
+	 * waker goes on running), everyone for a change of the
+	 * connection's state.
 	 */
 	if (news)
 		sk->sk_state_change(sk);
 	else if (data || urgent)
 		sk->sk_data_ready(sk);
 	if (space && !news)
-		sk->sk_write_space(sk);
+		smcd_wake_writers(smc);
 }
 
 static void smcd_hostname(u8 *name)

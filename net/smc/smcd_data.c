@@ -30,16 +30,11 @@ static void *smcd_ring(struct smcd_dmb *dmb)
 	return dmb->cpu_addr + SMCD_DMB_HDR_LEN;
 }
 
-/* Publish our cursors and flags in the peer's DMB, ring its doorbell */
-void smcd_send_header(struct smc_sock *smc)
+/* Write our cursors and flags into the peer's DMB header; tx_lock held */
+static void smcd_write_header(struct smcd_conn *c, struct smcd_dmb *peer)
 {
-	struct smcd_conn *c = &smc->smcd;
-	struct smcd_dmb *peer = c->peer;
 	struct smcd_cdc_hdr h = {};
 
-	if (!peer)
-		return;
-	spin_lock_bh(&c->tx_lock);
 	h.prod = c->tx_prod;
 	h.cons = c->rx_cons;
 	h.prod_flags = c->tx_prod_flags;
@@ -52,6 +47,18 @@ void smcd_send_header(struct smc_sock *smc)
 		   smcd_cdc_pack_cons(&h));
 	c->rx_cons_sent = h.cons;
 	c->tx_prod_sent = h.prod;
+}
+
+/* Publish our cursors and flags in the peer's DMB, ring its doorbell */
+void smcd_send_header(struct smc_sock *smc)
+{
+	struct smcd_conn *c = &smc->smcd;
+	struct smcd_dmb *peer = c->peer;
+
+	if (!peer)
+		return;
+	spin_lock_bh(&c->tx_lock);
+	smcd_write_header(c, peer);
 	spin_unlock_bh(&c->tx_lock);
 	smcd_dmb_signal(peer);
 }
@@ -91,6 +98,27 @@ static u32 smcd_tx_space(struct smcd_conn *c)
 	cons = c->peer_cons;
 	spin_unlock_bh(&c->rx_lock);
 	return smc_curs_free(c->tx_ring, &cons, &c->tx_prod);
+}
+
+/*
+ * No room: ask the receive handler for a write-space wake-up.  The
+ * caller looks at the room again after this (the barrier orders the
+ * bit before that look), so room freed in between is never missed.
+ */
+static void smcd_tx_want_space(struct smcd_conn *c)
+{
+	set_bit(SMCD_TX_NOSPACE, &c->tx_flags);
+	/* pairs with the full barrier of the handler's test_and_clear */
+	smp_mb__after_atomic();
+}
+
+/* poll: room, or a wake-up asked for when room comes */
+static bool smcd_tx_writable(struct smcd_conn *c)
+{
+	if (smcd_tx_space(c))
+		return true;
+	smcd_tx_want_space(c);
+	return smcd_tx_space(c);
 }
 
 /* Bytes the peer produced that are not read yet, from @cons on */
@@ -203,11 +231,13 @@ static void smcd_tx_flags(struct smcd_conn *c, bool more, bool oob)
 
 /*
  * MSG_MORE or TCP_CORK: the header that announces the data waits for
- * the next write, as long as the peer's ring has room for it.  There
- * is no autocorking: the doorbell is synchronous, so no earlier header
- * is ever "in flight" to wait for.
+ * the next write, as long as the peer's ring has room for it (@room,
+ * what is left after this push).  There is no autocorking: the
+ * doorbell is synchronous, so no earlier header is ever "in flight"
+ * to wait for.
  */
-static bool smcd_tx_corked(struct smc_sock *smc, const struct msghdr *msg)
+static bool smcd_tx_corked(struct smc_sock *smc, const struct msghdr *msg,
+			   u32 room)
 {
 	struct sock *clcsk = smc_clcsk(smc);
 
@@ -217,13 +247,14 @@ static bool smcd_tx_corked(struct smc_sock *smc, const struct msghdr *msg)
 	if (!(msg->msg_flags & MSG_MORE) &&
 	    !(clcsk && (tcp_sk(clcsk)->nonagle & TCP_NAGLE_CORK)))
 		return false;
-	return smcd_tx_space(&smc->smcd) > 0;
+	return room > 0;
 }
 
 int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct smcd_conn *c = &smc->smcd;
+	bool waiting = false, more, publish;
 	struct sock *sk = &smc->sk;
 	size_t copied = 0;
 	long timeo;
@@ -232,7 +263,6 @@ int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 
 	lock_sock(sk);
 	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
-	add_wait_queue(sk_sleep(sk), &wait);
 	while (copied < len) {
 		if (sk->sk_err) {
 			rc = sock_error(sk);
@@ -248,9 +278,15 @@ int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 			/* the peer must see what was held back, or never read */
 			smcd_tx_flush(smc);
 			c->tx_prod_flags |= SMC_CDC_PF_WRITE_BLOCKED;
+			smcd_tx_want_space(c);
 			rc = smc_may_sleep(timeo);
 			if (rc)
 				break;
+			/* on the queue only to sleep: most calls never do */
+			if (!waiting) {
+				add_wait_queue(sk_sleep(sk), &wait);
+				waiting = true;
+			}
 			sk_wait_event(sk, &timeo, smcd_tx_space(c) ||
 				      READ_ONCE(sk->sk_err) ||
 				      smcd_peer_gone(c), &wait);
@@ -260,15 +296,22 @@ int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 		rc = smcd_copy_in(c, msg, n);
 		if (rc)
 			break;
+		more = n < len - copied;
+		copied += n;
+		/* the room seen before the copy: the peer only adds to it */
+		publish = more || !smcd_tx_corked(smc, msg, space - n);
+		/* cursor, flags and header in one go, the doorbell after */
 		spin_lock_bh(&c->tx_lock);
 		smc_curs_add(c->tx_ring, &c->tx_prod, n);
-		smcd_tx_flags(c, n < len - copied, msg->msg_flags & MSG_OOB);
+		smcd_tx_flags(c, more, msg->msg_flags & MSG_OOB);
+		if (publish)
+			smcd_write_header(c, c->peer);
 		spin_unlock_bh(&c->tx_lock);
-		copied += n;
-		if (copied < len || !smcd_tx_corked(smc, msg))
-			smcd_send_header(smc);
+		if (publish)
+			smcd_dmb_signal(c->peer);
 	}
-	remove_wait_queue(sk_sleep(sk), &wait);
+	if (waiting)
+		remove_wait_queue(sk_sleep(sk), &wait);
 	release_sock(sk);
 
 	if (copied)
@@ -293,8 +336,17 @@ static int smcd_copy_out(struct smcd_conn *c, struct msghdr *msg,
 	return 0;
 }
 
-/* After a read: tell the peer about freed space when worth it */
-static void smcd_cons_update(struct smc_sock *smc, bool force)
+/*
+ * The reader consumed up to @cons.  Past the urgent byte, TCP forgets
+ * its urgent data; past the hole of a replaced urgent byte, the hole
+ * is gone.  rx_cons is written under rx_lock for the receive handler;
+ * the same look at the peer's cursors decides whether to tell the peer
+ * about the room (the protocol's consumer-update rule; an urgent byte
+ * or a hole passed forces it).
+ */
+static void smcd_rx_consumed(struct smc_sock *smc,
+			     const struct smc_cursor *cons, bool past_mark,
+			     bool past_hole)
 {
 	struct smcd_conn *c = &smc->smcd;
 	u32 consumed, outstanding;
@@ -302,6 +354,11 @@ static void smcd_cons_update(struct smc_sock *smc, bool force)
 	bool blocked;
 
 	spin_lock_bh(&c->rx_lock);
+	c->rx_cons = *cons;
+	if (past_mark)
+		c->urg_state = SMCD_URG_NONE;
+	if (past_hole)
+		c->urg_hole_set = false;
 	prod = c->peer_prod;
 	blocked = c->peer_prod_flags & SMC_CDC_PF_WRITE_BLOCKED;
 	spin_unlock_bh(&c->rx_lock);
@@ -309,26 +366,8 @@ static void smcd_cons_update(struct smc_sock *smc, bool force)
 	consumed = smc_curs_diff(c->rmb_ring, &c->rx_cons_sent, &c->rx_cons);
 	outstanding = smc_curs_diff(c->rmb_ring, &c->rx_cons_sent, &prod);
 	if (smc_cdc_cons_update_needed(c->rmb_ring, consumed, outstanding,
-				       blocked, force))
+				       blocked, past_mark || past_hole))
 		smcd_send_header(smc);
-}
-
-/*
- * The reader consumed up to @cons.  Past the urgent byte, TCP forgets
- * its urgent data; past the hole of a replaced urgent byte, the hole
- * is gone.  rx_cons is written under rx_lock for the receive handler.
- */
-static void smcd_rx_consumed(struct smcd_conn *c,
-			     const struct smc_cursor *cons, bool past_mark,
-			     bool past_hole)
-{
-	spin_lock_bh(&c->rx_lock);
-	c->rx_cons = *cons;
-	if (past_mark)
-		c->urg_state = SMCD_URG_NONE;
-	if (past_hole)
-		c->urg_hole_set = false;
-	spin_unlock_bh(&c->rx_lock);
 }
 
 /*
@@ -341,8 +380,7 @@ static void smcd_rx_skip(struct smc_sock *smc, struct smc_cursor *cons,
 	smc_curs_add(smc->smcd.rmb_ring, cons, 1);
 	if (peek)
 		return;
-	smcd_rx_consumed(&smc->smcd, cons, mark, !mark);
-	smcd_cons_update(smc, true);
+	smcd_rx_consumed(smc, cons, mark, !mark);
 }
 
 /* recv(MSG_OOB): the urgent byte, once, unless it is read inline */
@@ -401,9 +439,10 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct smcd_conn *c = &smc->smcd;
-	bool peek = flags & MSG_PEEK;
 	bool past_mark = false, past_hole = false;
+	bool peek = flags & MSG_PEEK;
 	struct sock *sk = &smc->sk;
+	bool waiting = false;
 	struct smcd_rx_view v;
 	struct smc_cursor cons;
 	size_t copied = 0;
@@ -420,7 +459,6 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 	target = smcd_rcv_target(sk, c, flags & MSG_WAITALL, len);
 	cons = c->rx_cons;
-	add_wait_queue(sk_sleep(sk), &wait);
 	for (;;) {
 		smcd_rx_look(c, &cons, &v);
 		if (past_mark)
@@ -451,6 +489,10 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 			rc = smc_may_sleep(timeo);
 			if (rc)
 				break;
+			if (!waiting) {
+				add_wait_queue(sk_sleep(sk), &wait);
+				waiting = true;
+			}
 			sk_wait_event(sk, &timeo, smcd_rx_avail(c, &cons) ||
 				      smcd_peer_done(c) ||
 				      READ_ONCE(sk->sk_err), &wait);
@@ -472,10 +514,10 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 			past_mark = true;
 		if (peek)
 			continue;
-		smcd_rx_consumed(c, &cons, v.to_mark < n, false);
-		smcd_cons_update(smc, v.to_mark < n);
+		smcd_rx_consumed(smc, &cons, v.to_mark < n, false);
 	}
-	remove_wait_queue(sk_sleep(sk), &wait);
+	if (waiting)
+		remove_wait_queue(sk_sleep(sk), &wait);
 	release_sock(sk);
 	return copied ? copied : rc;
 }
@@ -504,7 +546,7 @@ __poll_t smcd_poll(struct smc_sock *smc)
 		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
 	if (shut & SEND_SHUTDOWN || smcd_peer_gone(c))
 		mask |= EPOLLOUT | EPOLLWRNORM;
-	else if (c->peer && smcd_tx_space(c))
+	else if (c->peer && smcd_tx_writable(c))
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	if (shut == SHUTDOWN_MASK ||
 	    (smcd_peer_done(c) && (shut & SEND_SHUTDOWN)) ||
