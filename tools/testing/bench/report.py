@@ -29,6 +29,7 @@ METRICS = [
     ('redis-set', 'redis-benchmark SET', 'req/s', True, 1.0),
     ('nginx-wrk', 'wrk against nginx', 'req/s', True, 1.0),
     ('mem', 'memory per idle connection', 'bytes', False, None),
+    ('mem1000', 'memory per 1,000 idle connections', 'MiB', False, None),
 ]
 
 
@@ -98,6 +99,8 @@ def load(run_dir):
             problems.append('%s %s: %s' % (NAMES.get(p, p), key or '', prob))
         if key and val is not None and not prob:
             res[(p, key)] = val
+            if key == 'mem':
+                res[(p, 'mem1000')] = val * 1000 / 2 ** 20
     return res, problems
 
 
@@ -151,7 +154,7 @@ def chart(res, png):
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    keys = [m for m in METRICS if m[0] != 'mem']
+    keys = [m for m in METRICS if not m[0].startswith('mem')]
     fig, ax = plt.subplots(figsize=(11, 5))
     width = 0.8 / len(PATHS)
     for i, p in enumerate(PATHS):
@@ -181,9 +184,9 @@ def main():
     lines = ['# make bench: %s' % kver, '']
     det = None
     for mode, title in (('deterministic',
-                         'Deterministic mode (one vCPU, -icount): the '
-                         'figures to compare'),
-                        ('normal', 'Normal mode (multi-threaded TCG), '
+                         'Deterministic mode (1 vCPU, one TCG thread, '
+                         '-icount): the figures to compare'),
+                        ('normal', 'Normal mode (2 vCPUs, multi-threaded TCG), '
                          'for reference only')):
         d = os.path.join(out_dir, mode)
         if not os.path.isdir(d):
