@@ -91,6 +91,13 @@ static struct smc_sock *smc_listen_new_child(struct smc_sock *lsmc,
 	return child;
 }
 
+static bool smc_tcp_accept_q_empty(struct smc_sock *lsmc)
+{
+	struct inet_connection_sock *icsk = inet_csk(lsmc->clcsock->sk);
+
+	return reqsk_queue_empty(&icsk->icsk_accept_queue);
+}
+
 static void smc_tcp_accept_work(struct work_struct *work)
 {
 	struct smc_listen_info *li = container_of(work, struct smc_listen_info,
@@ -108,6 +115,12 @@ static void smc_tcp_accept_work(struct work_struct *work)
 		if (li->stalled)
 			break;
 
+		/*
+		 * kernel_accept() on an empty queue costs a socket made
+		 * and freed; a child queued after this look kicks us again.
+		 */
+		if (smc_tcp_accept_q_empty(lsmc))
+			break;
 		if (kernel_accept(lsmc->clcsock, &newclc, O_NONBLOCK))
 			break;	/* -EAGAIN: TCP's queue is empty */
 
