@@ -169,6 +169,7 @@ struct smc_sock {
 						   * connect_work finishes it
 						   */
 	struct work_struct	connect_work;
+	bool			connect_bg;	/* connect_pending was set */
 
 	/* server side */
 	struct smc_listen_info	*listen;	/* only while listening */

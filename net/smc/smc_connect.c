@@ -121,6 +121,7 @@ int smc_connect(struct socket *sock, struct sockaddr *addr, int alen,
 		rc = smc_connect_established(smc);
 	} else if (smc_tcp_connect_goes_on(rc)) {
 		WRITE_ONCE(smc->connect_pending, true);
+		smc->connect_bg = true;
 		/* pairs with the barrier in smc_clcsk_check_connect() */
 		smp_mb();
 		if (!smc_tcp_connecting(clcsock->sk)) {
@@ -175,6 +176,9 @@ void smc_connect_cancel(struct smc_sock *smc)
 {
 	struct sock *sk = &smc->sk;
 
+	/* connect_work is queued only after connect_pending was set */
+	if (!smc->connect_bg)
+		return;
 	lock_sock(sk);
 	WRITE_ONCE(smc->connect_pending, false);
 	release_sock(sk);
