@@ -106,8 +106,13 @@ struct smcd_conn {
 	struct smc_cursor	rx_cons;
 	struct smc_cursor	rx_cons_sent;	/* last one the peer got */
 
-	/* what the peer last wrote into our DMB header (doorbell) */
+	/*
+	 * what the peer last wrote into our DMB header (doorbell).  Writers
+	 * take rx_lock and bump rx_seq (smcd_rx_write_lock()); the hot
+	 * readers (send, receive, poll) only retry on rx_seq.
+	 */
 	spinlock_t		rx_lock;
+	seqcount_spinlock_t	rx_seq;
 	struct smc_cursor	peer_prod;
 	struct smc_cursor	peer_cons;
 	u8			peer_prod_flags;
@@ -133,6 +138,19 @@ enum smcd_urg_state {
 	SMCD_URG_VALID,
 	SMCD_URG_READ,
 };
+
+/* Change the receive state of @c: rx_lock, and rx_seq for lockless readers */
+static inline void smcd_rx_write_lock(struct smcd_conn *c)
+{
+	spin_lock_bh(&c->rx_lock);
+	write_seqcount_begin(&c->rx_seq);
+}
+
+static inline void smcd_rx_write_unlock(struct smcd_conn *c)
+{
+	write_seqcount_end(&c->rx_seq);
+	spin_unlock_bh(&c->rx_lock);
+}
 
 /* Bits of smcd_conn.tx_flags */
 enum {

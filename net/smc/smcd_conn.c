@@ -93,7 +93,7 @@ static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
 	smcd_cdc_unpack_prod(prod, &h);
 	smcd_cdc_unpack_cons(cons, &h);
 
-	spin_lock_bh(&c->rx_lock);
+	smcd_rx_write_lock(c);
 	if (smcd_conn_hdr_bad(c, &h)) {
 		/* take nothing from it, treat it as an abort */
 		h.conn_state_flags = SMC_CDC_CS_ABORT;
@@ -121,7 +121,7 @@ static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
 		}
 		c->peer_conn_flags |= news;
 	}
-	spin_unlock_bh(&c->rx_lock);
+	smcd_rx_write_unlock(c);
 
 	if (abort)
 		sk_error_report(sk);
@@ -172,6 +172,7 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev)
 
 	spin_lock_init(&c->tx_lock);
 	spin_lock_init(&c->rx_lock);
+	seqcount_spinlock_init(&c->rx_seq, &c->rx_lock);
 	c->fsm.state = SMC_FSM_INIT;
 	c->dev = dev;
 	c->rmb = dmb;
@@ -232,11 +233,11 @@ static void smcd_conn_start(struct smc_sock *smc)
 	struct smcd_conn *c = &smc->smcd;
 
 	/* the peer may have closed already, right after its Confirm */
-	spin_lock_bh(&c->rx_lock);
+	smcd_rx_write_lock(c);
 	if (c->fsm.state == SMC_FSM_INIT)
 		c->fsm.state = SMC_FSM_ACTIVE;
 	WRITE_ONCE(smc->sk.sk_state, c->fsm.state);
-	spin_unlock_bh(&c->rx_lock);
+	smcd_rx_write_unlock(c);
 	WRITE_ONCE(smc->path, SMC_PATH_SMCD);
 }
 
@@ -555,11 +556,11 @@ void smcd_conn_close(struct smc_sock *smc)
 		return;
 	if (peer) {
 		abort = sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime;
-		spin_lock_bh(&c->rx_lock);
+		smcd_rx_write_lock(c);
 		if (smc_curs_diff(c->rmb_ring, &c->rx_cons, &c->peer_prod))
 			abort = true;
 		send = smc_fsm_close(&c->fsm, abort);
-		spin_unlock_bh(&c->rx_lock);
+		smcd_rx_write_unlock(c);
 		smcd_send_conn_flags(smc, send);
 	}
 	smcd_conn_teardown(smc);

@@ -93,10 +93,12 @@ void smcd_tx_flush(struct smc_sock *smc)
 static u32 smcd_tx_space(struct smcd_conn *c)
 {
 	struct smc_cursor cons;
+	unsigned int seq;
 
-	spin_lock_bh(&c->rx_lock);
-	cons = c->peer_cons;
-	spin_unlock_bh(&c->rx_lock);
+	do {
+		seq = read_seqcount_begin(&c->rx_seq);
+		cons = c->peer_cons;
+	} while (read_seqcount_retry(&c->rx_seq, seq));
 	return smc_curs_free(c->tx_ring, &cons, &c->tx_prod);
 }
 
@@ -125,10 +127,12 @@ static bool smcd_tx_writable(struct smcd_conn *c)
 static u32 smcd_rx_avail(struct smcd_conn *c, const struct smc_cursor *cons)
 {
 	struct smc_cursor prod;
+	unsigned int seq;
 
-	spin_lock_bh(&c->rx_lock);
-	prod = c->peer_prod;
-	spin_unlock_bh(&c->rx_lock);
+	do {
+		seq = read_seqcount_begin(&c->rx_seq);
+		prod = c->peer_prod;
+	} while (read_seqcount_retry(&c->rx_seq, seq));
 	return min(smc_curs_diff(c->rmb_ring, cons, &prod), c->rmb_ring);
 }
 
@@ -145,16 +149,19 @@ static void smcd_rx_look(struct smcd_conn *c, const struct smc_cursor *cons,
 			 struct smcd_rx_view *v)
 {
 	struct smc_cursor prod;
+	unsigned int seq;
 
-	spin_lock_bh(&c->rx_lock);
-	prod = c->peer_prod;
-	v->peer_flags = c->peer_conn_flags;
-	v->at_hole = c->urg_hole_set && smc_curs_equal(cons, &c->urg_hole);
-	v->urg_state = c->urg_state;
-	/* while urgent state exists, rx_cons is not past the urgent byte */
-	v->to_mark = c->urg_state == SMCD_URG_NONE ? U32_MAX :
-		     smc_curs_diff(c->rmb_ring, cons, &c->urg_pos);
-	spin_unlock_bh(&c->rx_lock);
+	do {
+		seq = read_seqcount_begin(&c->rx_seq);
+		prod = c->peer_prod;
+		v->peer_flags = c->peer_conn_flags;
+		v->at_hole = c->urg_hole_set &&
+			     smc_curs_equal(cons, &c->urg_hole);
+		v->urg_state = c->urg_state;
+		/* while urgent state exists, rx_cons is not past the mark */
+		v->to_mark = c->urg_state == SMCD_URG_NONE ? U32_MAX :
+			     smc_curs_diff(c->rmb_ring, cons, &c->urg_pos);
+	} while (read_seqcount_retry(&c->rx_seq, seq));
 	v->avail = min(smc_curs_diff(c->rmb_ring, cons, &prod), c->rmb_ring);
 }
 
@@ -353,7 +360,7 @@ static void smcd_rx_consumed(struct smc_sock *smc,
 	struct smc_cursor prod;
 	bool blocked;
 
-	spin_lock_bh(&c->rx_lock);
+	smcd_rx_write_lock(c);
 	c->rx_cons = *cons;
 	if (past_mark)
 		c->urg_state = SMCD_URG_NONE;
@@ -361,7 +368,7 @@ static void smcd_rx_consumed(struct smc_sock *smc,
 		c->urg_hole_set = false;
 	prod = c->peer_prod;
 	blocked = c->peer_prod_flags & SMC_CDC_PF_WRITE_BLOCKED;
-	spin_unlock_bh(&c->rx_lock);
+	smcd_rx_write_unlock(c);
 
 	consumed = smc_curs_diff(c->rmb_ring, &c->rx_cons_sent, &c->rx_cons);
 	outstanding = smc_curs_diff(c->rmb_ring, &c->rx_cons_sent, &prod);
@@ -392,12 +399,12 @@ static int smcd_recv_urg(struct smc_sock *smc, struct msghdr *msg,
 
 	if (sock_flag(&smc->sk, SOCK_URGINLINE))
 		return -EINVAL;
-	spin_lock_bh(&c->rx_lock);
+	smcd_rx_write_lock(c);
 	state = c->urg_state;
 	byte = c->urg_byte;
 	if (state == SMCD_URG_VALID && !(flags & MSG_PEEK))
 		c->urg_state = SMCD_URG_READ;
-	spin_unlock_bh(&c->rx_lock);
+	smcd_rx_write_unlock(c);
 	if (state != SMCD_URG_VALID)
 		return -EINVAL;
 
@@ -569,10 +576,10 @@ int smcd_shutdown(struct smc_sock *smc, int how)
 		 * TCP, the peer may go on writing to a socket that is
 		 * shut down but not closed.
 		 */
-		spin_lock_bh(&c->rx_lock);
+		smcd_rx_write_lock(c);
 		send = smc_fsm_shut_wr(&c->fsm);
 		WRITE_ONCE(sk->sk_state, c->fsm.state);
-		spin_unlock_bh(&c->rx_lock);
+		smcd_rx_write_unlock(c);
 		smcd_send_conn_flags(smc, send);
 	}
 	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | flags);
