@@ -7,6 +7,7 @@
 # Writes one JSON object a line to $SMC_RESULTS/bench.jsonl; a run that
 # fails or takes the wrong path is recorded as such, never dropped.
 set -uo pipefail
+export LC_ALL=C	# a dot in $EPOCHREALTIME
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
@@ -62,29 +63,29 @@ micro() {
 	record "$path" -t "$t" -m mem -n "$MEM_COUNT" "${expect[@]}"
 }
 
-# path_of PID: the modes of the connected AF_SMC sockets of PID
-path_of() {
-	"$SMC_PATH" -p "$1" 2>/dev/null | grep -v 'state=LISTEN' |
+# watch_start SERVER WRAP FILE: in the background, wait for the server's
+# first connected AF_SMC sockets and keep their lines in FILE.  One
+# process that polls sock_diag every 20 ms and stops at the first find,
+# so that it takes next to nothing from the run it watches; nothing to
+# look up without smc_run.
+WATCH_PID=
+watch_start() {
+	: > "$3"
+	[ -n "$2" ] || return 0
+	"$SMC_PATH" -p "$1" -w 30000 > "$3" 2>/dev/null &
+	WATCH_PID=$!
+}
+
+# watch_modes FILE: after the run, the modes the watcher saw ("16 smcd")
+watch_modes() {
+	if [ -n "$WATCH_PID" ]; then
+		wait "$WATCH_PID"
+		WATCH_PID=
+	fi
+	grep -v 'state=LISTEN' "$1" |
 		sed -n 's/.*mode=\([a-z]*\).*/\1/p' | sort | uniq -c |
 		tr -s ' \n' ' '
 }
-
-# watch_path SERVER CLIENT WRAP: the server's modes, looked up while
-# the client still runs (short runs may be over before a fixed delay);
-# nothing to look up without smc_run
-watch_path() {
-	local m=""
-
-	[ -n "$3" ] || return 0
-	while kill -0 "$2" 2>/dev/null; do
-		m=$(path_of "$1")
-		[ -n "$m" ] && break
-		sleep 0.05
-	done
-	echo "$m"
-}
-
-now() { date +%s.%N; }
 
 # app_redis PATHNAME WRAP: redis-benchmark GET/SET against redis-server
 app_redis() {
@@ -99,11 +100,10 @@ app_redis() {
 	done
 	for op in get set; do
 		out=$SMC_RESULTS/redis-$path-$op.txt
+		watch_start $srv "$wrap" "$out.path"
 		$wrap redis-benchmark -p 6399 -n "$REDIS_N" -c 16 -t "$op" -q \
-			>"$out" 2>&1 &
-		pid=$!
-		modes=$(watch_path $srv $pid "$wrap")
-		wait $pid
+			>"$out" 2>&1
+		modes=$(watch_modes "$out.path")
 		rps=$(sed -n 's/.*: *\([0-9.]*\) requests per second.*/\1/p' \
 			"$out" | tail -n 1)
 		printf '{"path":"%s","app":"redis-%s","requests":%d,"rps":%s,"server_modes":"%s"}\n' \
@@ -116,7 +116,7 @@ app_redis() {
 
 # app_nginx PATHNAME WRAP: wrk against nginx, a fixed number of requests
 app_nginx() {
-	local path=$1 wrap=$2 dir srv out pid modes rps t0 t1 n
+	local path=$1 wrap=$2 dir srv out pid modes rps t0 t1 n line
 	command -v nginx >/dev/null && command -v wrk >/dev/null || return 0
 	dir=$(mktemp -d)
 	mkdir -p "$dir/www" "$dir/tmp"
@@ -141,20 +141,32 @@ http {
 	}
 }
 EOF
-	# wrk counts time, not requests: the script leaves a mark after
-	# WRK_N responses, and wrk is then interrupted (it reports on SIGINT;
-	# thread:stop() alone would still wait for the whole -d time)
+	# wrk counts time, not requests: the script says "start" into a FIFO
+	# at the first response and "done" WRK_N responses later, and wrk is
+	# then interrupted (it reports on SIGINT; thread:stop() alone would
+	# still wait for the whole -d time).  The clock runs between the two
+	# words, so wrk's start-up (a cold binary for the first path) is not
+	# counted; the shell waits in read(), not in a polling loop that
+	# would take CPU from the run.
 	cat > "$dir/stop.lua" <<EOF
 local n = 0
 local want = $WRK_N
+local function say(word)
+	local f = io.open("$dir/done", "w")
+	f:write(word .. "\\n")
+	f:close()
+end
 function response(status, headers, body)
 	n = n + 1
-	if n == want then
-		local f = io.open("$dir/done", "w")
-		f:close()
+	if n == 1 then
+		say("start")
+	elseif n == want + 1 then
+		say("done")
 	end
 end
 EOF
+	mkfifo "$dir/done"
+	exec 3<>"$dir/done"
 	$wrap nginx -c "$dir/nginx.conf" >/dev/null 2>&1 &
 	srv=$!
 	for _ in $(seq 100); do
@@ -164,19 +176,20 @@ EOF
 	out=$SMC_RESULTS/nginx-$path.txt
 	# wrk divides by its -d time even when the script stops it early:
 	# the rate comes from our own clock and its request count
-	t0=$(now)
+	watch_start $srv "$wrap" "$out.path"
 	$wrap wrk -t 1 -c 16 -d 600s -s "$dir/stop.lua" \
 		http://127.0.0.1:8099/1k >"$out" 2>&1 &
 	pid=$!
-	modes=$(watch_path $srv $pid "$wrap")
-	while [ ! -e "$dir/done" ] && kill -0 $pid 2>/dev/null; do
-		sleep 0.01
-	done
-	t1=$(now)
+	n=0 t0=0 t1=0
+	if read -r -t 600 -u 3 line && [ "$line" = start ]; then
+		t0=$EPOCHREALTIME
+		read -r -t 600 -u 3 line && [ "$line" = done ] && n=$WRK_N
+		t1=$EPOCHREALTIME
+	fi
+	exec 3<&-
 	kill -INT $pid 2>/dev/null
 	wait $pid
-	n=$WRK_N
-	[ -e "$dir/done" ] || n=0
+	modes=$(watch_modes "$out.path")
 	rps=$(awk -v n="$n" -v a="$t0" -v b="$t1" \
 		'BEGIN { if (b > a) printf "%.1f", n / (b - a); else print 0 }')
 	printf '{"path":"%s","app":"nginx-wrk","requests":%d,"rps":%s,"server_modes":"%s"}\n' \

@@ -17,6 +17,9 @@
  *        peer_gid=0x...[/0x...]
  * (each record on one line; the GID extension only in a 56-byte payload)
  *
+ * With -w MS the lookup is repeated every 20 ms until a connected
+ * socket matches or MS ms have passed; the last lookup is shown.
+ *
  * Exit status: 0 ok, 1 path mismatch (with -e) or error,
  * 2 no matching socket found (not used with -c alone).
  */
@@ -33,7 +36,7 @@
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"Usage: %s [-p PID [-f FD]] [-s STATE] [-c] [-e] [-v]\n"
+		"Usage: %s [-p PID [-f FD]] [-s STATE] [-c] [-e] [-v] [-w MS]\n"
 		"  -p PID    only sockets held open by PID\n"
 		"  -f FD     only the socket behind file descriptor FD of PID\n"
 		"  -s STATE  only sockets in this state (number)\n"
@@ -41,7 +44,10 @@ static void usage(const char *prog)
 		"  -e        check every connected socket against\n"
 		"            SMC_EXPECT_PATH/SMC_EXPECT_REASON; exit 2 if no\n"
 		"            connected socket matched the filters\n"
-		"  -v        also the connection and DMB details (SMC-D)\n",
+		"  -v        also the connection and DMB details (SMC-D)\n"
+		"  -w MS     look again every 20 ms, for up to MS ms, until a\n"
+		"            connected socket matches (one cheap process for\n"
+		"            watching a benchmark)\n",
 		prog);
 }
 
@@ -167,16 +173,45 @@ static int connected_state(int state)
 	       state != SMC_TEST_CLOSED;
 }
 
+/* Does @si pass the -p/-f/-s filters? */
+static int wanted(const struct smc_sock_info *si, int state,
+		  const unsigned long long *inodes, int ninodes, int by_pid)
+{
+	int j;
+
+	if (state >= 0 && si->state != state)
+		return 0;
+	if (!by_pid)
+		return 1;
+	for (j = 0; j < ninodes; j++)
+		if (inodes[j] == si->inode)
+			return 1;
+	return 0;
+}
+
+static int any_connected(const struct smc_sock_info *arr, int n, int state,
+			 const unsigned long long *inodes, int ninodes,
+			 int by_pid)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (connected_state(arr[i].state) &&
+		    wanted(&arr[i], state, inodes, ninodes, by_pid))
+			return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long *inodes = NULL;
 	struct smc_sock_info *arr;
 	int pid = -1, fd = -1, state = -1, count_only = 0, check = 0;
 	unsigned int ext = 0;
-	int n, ninodes = 0, i, j, matched = 0, checked = 0, bad = 0;
-	int opt;
+	int n, ninodes = 0, i, matched = 0, checked = 0, bad = 0;
+	int opt, wait_ms = 0;
 
-	while ((opt = getopt(argc, argv, "p:f:s:cevh")) != -1) {
+	while ((opt = getopt(argc, argv, "p:f:s:cevw:h")) != -1) {
 		switch (opt) {
 		case 'p':
 			pid = atoi(optarg);
@@ -196,6 +231,9 @@ int main(int argc, char **argv)
 		case 'v':
 			ext = SMC_TEST_EXT_CONNINFO | SMC_TEST_EXT_DMBINFO;
 			break;
+		case 'w':
+			wait_ms = atoi(optarg);
+			break;
 		case 'h':
 			usage(argv[0]);
 			return 0;
@@ -208,34 +246,37 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 		return 1;
 	}
-	if (pid >= 0) {
-		ninodes = pid_inodes(pid, fd, &inodes);
-		if (ninodes < 0) {
-			fprintf(stderr, "cannot read fds of pid %d: %s\n", pid,
-				strerror(errno));
+	for (;;) {
+		if (pid >= 0) {
+			ninodes = pid_inodes(pid, fd, &inodes);
+			if (ninodes < 0) {
+				fprintf(stderr, "cannot read fds of pid %d: %s\n",
+					pid, strerror(errno));
+				return 1;
+			}
+		}
+		n = smc_diag_dump_ext(ext, &arr);
+		if (n < 0) {
+			fprintf(stderr, "smc_diag dump failed: %s\n",
+				strerror(-n));
 			return 1;
 		}
-	}
-
-	n = smc_diag_dump_ext(ext, &arr);
-	if (n < 0) {
-		fprintf(stderr, "smc_diag dump failed: %s\n", strerror(-n));
-		return 1;
+		if (wait_ms <= 0 ||
+		    any_connected(arr, n, state, inodes, ninodes, pid >= 0))
+			break;
+		free(arr);
+		free(inodes);
+		inodes = NULL;
+		usleep(20000);
+		wait_ms -= 20;
 	}
 
 	for (i = 0; i < n; i++) {
 		struct smc_sock_info *si = &arr[i];
 		char why[256], la[80], ra[80];
 
-		if (state >= 0 && si->state != state)
+		if (!wanted(si, state, inodes, ninodes, pid >= 0))
 			continue;
-		if (pid >= 0) {
-			for (j = 0; j < ninodes; j++)
-				if (inodes[j] == si->inode)
-					break;
-			if (j == ninodes)
-				continue;
-		}
 		matched++;
 		if (!count_only) {
 			fmt_addr(si, si->src, si->sport, la, sizeof(la));
