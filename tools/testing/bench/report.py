@@ -112,6 +112,15 @@ def fmt(v):
     return '%.3g' % v
 
 
+def fmt_ratio(r, goal):
+    """two decimals, three where two would round onto the goal"""
+    if not r:
+        return '-'
+    if goal and r != goal and '%.2f' % r == '%.2f' % goal:
+        return '%.3fx' % r
+    return '%.2fx' % r
+
+
 def table(res, problems, title):
     out = ['## %s' % title, '']
     head = '| metric | unit |' + ''.join(
@@ -123,7 +132,7 @@ def table(res, problems, title):
         for p in PATHS:
             v = res.get((p, key))
             r = v / base if v is not None and base else None
-            row += ' %s | %s |' % (fmt(v), '%.2fx' % r if r else '-')
+            row += ' %s | %s |' % (fmt(v), fmt_ratio(r, goal))
         ours = res.get(('smcd', key))
         up = res.get(('upstream-lo', key))
         verdict = ''
