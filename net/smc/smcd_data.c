@@ -89,16 +89,25 @@ void smcd_tx_flush(struct smc_sock *smc)
 		smcd_send_header(smc);
 }
 
-/* Bytes we may still write into the peer's ring */
-static u32 smcd_tx_space(struct smcd_conn *c)
+/* One cursor of the receive state (@src in @c), read without rx_lock */
+static struct smc_cursor smcd_rx_curs(struct smcd_conn *c,
+				      const struct smc_cursor *src)
 {
-	struct smc_cursor cons;
+	struct smc_cursor curs;
 	unsigned int seq;
 
 	do {
 		seq = read_seqcount_begin(&c->rx_seq);
-		cons = c->peer_cons;
+		curs = *src;
 	} while (read_seqcount_retry(&c->rx_seq, seq));
+	return curs;
+}
+
+/* Bytes we may still write into the peer's ring */
+static u32 smcd_tx_space(struct smcd_conn *c)
+{
+	struct smc_cursor cons = smcd_rx_curs(c, &c->peer_cons);
+
 	return smc_curs_free(c->tx_ring, &cons, &c->tx_prod);
 }
 
@@ -126,13 +135,8 @@ static bool smcd_tx_writable(struct smcd_conn *c)
 /* Bytes the peer produced that are not read yet, from @cons on */
 static u32 smcd_rx_avail(struct smcd_conn *c, const struct smc_cursor *cons)
 {
-	struct smc_cursor prod;
-	unsigned int seq;
+	struct smc_cursor prod = smcd_rx_curs(c, &c->peer_prod);
 
-	do {
-		seq = read_seqcount_begin(&c->rx_seq);
-		prod = c->peer_prod;
-	} while (read_seqcount_retry(&c->rx_seq, seq));
 	return min(smc_curs_diff(c->rmb_ring, cons, &prod), c->rmb_ring);
 }
 
