@@ -159,8 +159,9 @@ static struct smcd_dmb *smc_lo_register_dmb(struct smcd_dev *dev, u32 len,
 	refcount_set(&dmb->refs, 1);
 
 	spin_lock_bh(&lo->lock);
+	/* the batched generator: a chacha block per token costs too much */
 	do {
-		get_random_bytes(&dmb->token, sizeof(dmb->token));
+		dmb->token = get_random_u64();
 	} while (!dmb->token || smc_lo_find(lo, dmb->token));
 	hash_add(lo->tokens, &dmb->token_node, dmb->token);
 	spin_unlock_bh(&lo->lock);
