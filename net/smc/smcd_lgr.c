@@ -37,6 +37,7 @@ struct smcd_lgr {
 	u8			role;		/* SMCD_LGR_CLIENT/SERVER */
 	u32			id;
 	unsigned int		conns;		/* under smcd_lgrs_lock */
+	unsigned long		idle_since;	/* jiffies, when conns is 0 */
 	struct ida		tokens;		/* alert tokens */
 	struct delayed_work	linger_work;
 };
@@ -61,14 +62,33 @@ static void smcd_lgr_free(struct smcd_lgr *lgr)
 	kfree(lgr);
 }
 
+static unsigned long smcd_lgr_linger(const struct smcd_lgr *lgr)
+{
+	return lgr->role == SMCD_LGR_SERVER ? SMCD_LGR_LINGER_SERV :
+					      SMCD_LGR_LINGER_CLNT;
+}
+
+/*
+ * The linger timer is armed when a link group becomes idle and no timer
+ * is pending; joins and leaves in between leave it alone, which spares
+ * short connections two timer operations each.  At expiry it looks at
+ * how long the group has really been idle and comes back if too early.
+ */
 static void smcd_lgr_linger_work(struct work_struct *work)
 {
 	struct smcd_lgr *lgr = container_of(to_delayed_work(work),
 					    struct smcd_lgr, linger_work);
+	unsigned long end;
 
 	mutex_lock(&smcd_lgrs_lock);
-	/* reused since the timer was armed, or module unload owns it */
+	/* in use again (the next leave re-arms), or module unload owns it */
 	if (lgr->conns || list_empty(&lgr->list)) {
+		mutex_unlock(&smcd_lgrs_lock);
+		return;
+	}
+	end = lgr->idle_since + smcd_lgr_linger(lgr);
+	if (time_before(jiffies, end)) {
+		queue_delayed_work(system_wq, &lgr->linger_work, end - jiffies);
 		mutex_unlock(&smcd_lgrs_lock);
 		return;
 	}
@@ -136,14 +156,15 @@ int smcd_lgr_join(struct smc_sock *smc, const struct smcd_gid *peer,
 	}
 	token = ida_alloc_min(&lgr->tokens, 1, GFP_KERNEL);
 	if (token < 0) {
-		if (!lgr->conns)
-			mod_delayed_work(system_wq, &lgr->linger_work, 0);
+		/* a group made for this connection goes with it */
+		if (*first) {
+			list_del(&lgr->list);
+			smcd_lgr_free(lgr);
+		}
 		mutex_unlock(&smcd_lgrs_lock);
 		return token;
 	}
 	lgr->conns++;
-	/* a lingering link group is in use again */
-	cancel_delayed_work(&lgr->linger_work);
 	c->lgr = lgr;
 	c->alert_token = token;
 	c->lgr_id = lgr->id;
@@ -162,10 +183,12 @@ void smcd_lgr_leave(struct smc_sock *smc)
 		return;
 	mutex_lock(&smcd_lgrs_lock);
 	ida_free(&lgr->tokens, c->alert_token);
-	if (!--lgr->conns)
-		mod_delayed_work(system_wq, &lgr->linger_work,
-				 lgr->role == SMCD_LGR_SERVER ?
-				 SMCD_LGR_LINGER_SERV : SMCD_LGR_LINGER_CLNT);
+	if (!--lgr->conns) {
+		lgr->idle_since = jiffies;
+		if (!delayed_work_pending(&lgr->linger_work))
+			queue_delayed_work(system_wq, &lgr->linger_work,
+					   smcd_lgr_linger(lgr));
+	}
 	mutex_unlock(&smcd_lgrs_lock);
 	c->lgr = NULL;
 }
