@@ -299,6 +299,8 @@ ssize_t smc_splice_read(struct socket *sock, loff_t *ppos,
 /* smc_clc.c: CLC messages over the clcsock */
 #define SMC_CLC_WAIT_TIME	(6 * HZ)	/* for Proposal/Accept/Confirm */
 
+void smc_clc_hold_acks(struct sock *clcsk);
+void smc_clc_release_acks(struct sock *clcsk, bool flush);
 int smc_clc_send(struct smc_sock *smc, const u8 *buf, int len);
 int smc_clc_recv(struct smc_sock *smc, u8 expected, u8 *buf, int buflen,
 		 struct smc_clc_hdr *hdr);

@@ -9,8 +9,40 @@
 #include <linux/net.h>
 #include <linux/socket.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 
 #include "smc.h"
+
+/*
+ * Each CLC message answers the one before it, so the TCP ACK of one can
+ * ride on the next instead of taking a segment of its own: in TCP's
+ * interactive ("pingpong") mode ACKs wait for data.  A client holding
+ * ACKs from before connect() also sends the last ACK of the TCP
+ * handshake with its Proposal, so the server learns of the connection
+ * only when the Proposal is there to read.  A listening clcsock passes
+ * the mode on to its children.
+ */
+void smc_clc_hold_acks(struct sock *clcsk)
+{
+	tcp_sock_set_quickack(clcsk, 0);
+}
+
+/*
+ * The handshake is over.  On TCP for good, the connection goes on as
+ * TCP would: an ACK still held goes out now.  Over SMC the clcsock has
+ * no more data to carry, and a held ACK goes with the FIN or TCP's
+ * delayed-ACK timer.  Either way later segments are ACKed as by TCP.
+ */
+void smc_clc_release_acks(struct sock *clcsk, bool flush)
+{
+	if (flush) {
+		tcp_sock_set_quickack(clcsk, 1);
+		return;
+	}
+	lock_sock(clcsk);
+	inet_csk_exit_pingpong_mode(clcsk);
+	release_sock(clcsk);
+}
 
 int smc_clc_send(struct smc_sock *smc, const u8 *buf, int len)
 {

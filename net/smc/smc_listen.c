@@ -178,6 +178,8 @@ void smc_handshake_work(struct work_struct *work)
 		sk->sk_state = SMC_CLOSED;
 	else if (sk->sk_state == SMC_INIT)
 		sk->sk_state = SMC_ACTIVE;	/* SMC-D set its own */
+	if (!rc)
+		smc_clc_release_acks(smc_clcsk(child), child->use_fallback);
 	release_sock(sk);
 
 	/* a failed handshake (timeout, protocol error) drops the child */
@@ -230,6 +232,9 @@ int smc_listen(struct socket *sock, int backlog)
 		kfree(li);
 		goto out;
 	}
+	/* after listen, which resets TCP's ACK state */
+	if (tcp_sk(smc->clcsock->sk)->syn_smc)
+		smc_clc_hold_acks(smc->clcsock->sk);
 	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
 	WRITE_ONCE(smc->listen, li);
 	WRITE_ONCE(sk->sk_state, SMC_LISTEN);

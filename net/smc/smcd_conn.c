@@ -339,6 +339,8 @@ int smcd_connect_handshake(struct smc_sock *smc)
 	p->feature_mask = SMC_CLC_FEAT_MASK;
 	smc_clc_prop_add_ism(p, dev->gid.gid, dev->gid.gid_ext, dev->chid);
 	len = smc_clc_build_proposal(buf, SMC_CLC_PROPOSAL_MAX_LEN, p);
+	/* the SYN-ACK ended TCP's hold; the Accept's ACK rides on Confirm */
+	smc_clc_hold_acks(smc_clcsk(smc));
 	rc = len < 0 ? len : smc_clc_send(smc, buf, len);
 	if (rc)
 		goto out_put;
