@@ -56,66 +56,76 @@ int smc_clc_send(struct smc_sock *smc, const u8 *buf, int len)
 	return rc < 0 ? rc : -EPIPE;
 }
 
-static int smc_clc_read(struct socket *clcsock, u8 *buf, int len,
-			int flags)
+/* read_sock() actor: take what the message needs, nothing beyond it */
+static int smc_clc_recv_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			      unsigned int off, size_t len)
 {
-	struct msghdr msg = {};
-	struct kvec vec = { .iov_base = buf, .iov_len = len };
-	int rc;
+	struct smc_clc_frame *f = desc->arg.data;
+	u32 n = min_t(size_t, len, smc_clc_frame_need(f));
+	u32 room = smc_clc_frame_room(f, n);
 
-	rc = kernel_recvmsg(clcsock, &msg, &vec, 1, len, flags | MSG_WAITALL);
-	if (rc == -EAGAIN)
-		return -ETIMEDOUT;
-	if (rc == 0)
-		return -ECONNRESET;	/* the peer closed */
-	if (rc > 0 && rc < len)
-		return -ETIMEDOUT;	/* a partial message timed out */
-	return rc;
+	if (!n)
+		return 0;	/* complete or refused: stop here */
+	if (room && skb_copy_bits(skb, off, f->buf + f->got, room)) {
+		f->err = -EFAULT;
+		return 0;
+	}
+	smc_clc_frame_advance(f, n);
+	return n;
 }
 
 /*
  * Receive one message of type @expected, or a Decline, into @buf.
- * A longer message is read in full, the bytes beyond @buflen dropped.
- * Returns the message length or a negative error; waits at most
- * SMC_CLC_WAIT_TIME.
+ * A longer message is consumed in full, the bytes beyond @buflen
+ * dropped.  Returns the message length or a negative error; waits at
+ * most SMC_CLC_WAIT_TIME.  One pass under the socket lock takes the
+ * message straight from TCP's receive queue.
  */
 int smc_clc_recv(struct smc_sock *smc, u8 expected, u8 *buf, int buflen,
 		 struct smc_clc_hdr *hdr)
 {
 	struct socket *clcsock = smc->clcsock;
 	struct sock *clcsk = clcsock->sk;
-	long saved = clcsk->sk_rcvtimeo;
-	int rc, len, want;
-	u8 scratch[64];
+	long timeo = SMC_CLC_WAIT_TIME;
+	struct smc_clc_frame f;
+	read_descriptor_t desc;
+	int rc;
 
 	if (buflen < SMC_CLC_HDR_LEN)
 		return -EINVAL;
-	WRITE_ONCE(clcsk->sk_rcvtimeo, SMC_CLC_WAIT_TIME);
+	smc_clc_frame_init(&f, expected, buf, buflen);
 
-	rc = smc_clc_read(clcsock, buf, SMC_CLC_HDR_LEN, MSG_PEEK);
-	if (rc < 0)
-		goto out;
-	rc = -EPROTO;
-	if (smc_clc_parse_hdr(buf, SMC_CLC_HDR_LEN, hdr))
-		goto out;
-	if (hdr->type != expected && hdr->type != SMC_CLC_DECLINE)
-		goto out;
-	len = hdr->length;
-	if (len < SMC_CLC_HDR_LEN + SMC_CLC_TRL_LEN)
-		goto out;
-
-	rc = smc_clc_read(clcsock, buf, min(len, buflen), 0);
-	if (rc < 0)
-		goto out;
-	for (want = len - min(len, buflen); want > 0; want -= rc) {
-		rc = smc_clc_read(clcsock, scratch,
-				  min_t(int, want, sizeof(scratch)), 0);
+	lock_sock(clcsk);
+	for (;;) {
+		desc = (read_descriptor_t){ .count = 1, .arg.data = &f };
+		rc = clcsock->ops->read_sock(clcsk, &desc, smc_clc_recv_actor);
+		if (f.err || smc_clc_frame_done(&f)) {
+			rc = f.err ? : f.hdr.length;
+			break;
+		}
 		if (rc < 0)
-			goto out;
+			break;
+		rc = sock_error(clcsk);
+		if (rc)
+			break;
+		rc = -ECONNRESET;	/* the peer closed */
+		if (clcsk->sk_shutdown & RCV_SHUTDOWN)
+			break;
+		/* read_sock stops at urgent data: no peer sends that here */
+		rc = -EPROTO;
+		if (!skb_queue_empty(&clcsk->sk_receive_queue))
+			break;
+		rc = smc_may_sleep(timeo);
+		if (rc) {
+			if (rc == -EAGAIN)
+				rc = -ETIMEDOUT;
+			break;
+		}
+		sk_wait_data(clcsk, &timeo, NULL);
 	}
-	rc = len;
-out:
-	WRITE_ONCE(clcsk->sk_rcvtimeo, saved);
+	release_sock(clcsk);
+	if (rc >= 0)
+		*hdr = f.hdr;
 	return rc;
 }
 

@@ -68,6 +68,48 @@ int smc_clc_parse_hdr(const u8 *buf, size_t len, struct smc_clc_hdr *h)
 	return 0;
 }
 
+/* ---- framing ---- */
+
+void smc_clc_frame_init(struct smc_clc_frame *f, u8 expected, u8 *buf,
+			u32 buflen)
+{
+	memset(f, 0, sizeof(*f));
+	f->buf = buf;
+	f->buflen = buflen;
+	f->expected = expected;
+}
+
+/* Bytes the message still needs: 0 once it is complete or refused */
+u32 smc_clc_frame_need(const struct smc_clc_frame *f)
+{
+	if (f->err)
+		return 0;
+	if (f->got < SMC_CLC_HDR_LEN)
+		return SMC_CLC_HDR_LEN - f->got;
+	return f->hdr.length - f->got;
+}
+
+/* Of @n bytes about to be consumed, how many go to buf + got */
+u32 smc_clc_frame_room(const struct smc_clc_frame *f, u32 n)
+{
+	if (f->got >= f->buflen)
+		return 0;
+	return n < f->buflen - f->got ? n : f->buflen - f->got;
+}
+
+/* @n bytes (at most what smc_clc_frame_need() asked for) were consumed */
+void smc_clc_frame_advance(struct smc_clc_frame *f, u32 n)
+{
+	bool hdr_in = f->got < SMC_CLC_HDR_LEN;
+
+	f->got += n;
+	if (!hdr_in || f->got < SMC_CLC_HDR_LEN)
+		return;
+	if (smc_clc_parse_hdr(f->buf, SMC_CLC_HDR_LEN, &f->hdr) ||
+	    (f->hdr.type != f->expected && f->hdr.type != SMC_CLC_DECLINE))
+		f->err = -EPROTO;
+}
+
 /* ---- Proposal ---- */
 
 static bool smc_clc_prop_has_v2(const struct smc_clc_proposal *p)

@@ -186,6 +186,33 @@ struct smc_clc_hdr {
  */
 int smc_clc_parse_hdr(const u8 *buf, size_t len, struct smc_clc_hdr *h);
 
+/*
+ * Framing of one message taken from a byte stream in pieces of any
+ * size: the header first, which gives the length, then the rest.
+ * Exactly the message's bytes are consumed, never the data after it;
+ * those beyond buflen are consumed but not stored.
+ */
+struct smc_clc_frame {
+	u8 *buf;
+	u32 buflen;		/* at least SMC_CLC_HDR_LEN */
+	u32 got;		/* bytes of the message consumed */
+	u8 expected;		/* the type wanted; a Decline always goes */
+	int err;		/* -EPROTO: not a message we take */
+	struct smc_clc_hdr hdr;	/* valid once got >= SMC_CLC_HDR_LEN */
+};
+
+void smc_clc_frame_init(struct smc_clc_frame *f, u8 expected, u8 *buf,
+			u32 buflen);
+u32 smc_clc_frame_need(const struct smc_clc_frame *f);
+u32 smc_clc_frame_room(const struct smc_clc_frame *f, u32 n);
+void smc_clc_frame_advance(struct smc_clc_frame *f, u32 n);
+
+static inline bool smc_clc_frame_done(const struct smc_clc_frame *f)
+{
+	return !f->err && f->got >= SMC_CLC_HDR_LEN &&
+	       f->got == f->hdr.length;
+}
+
 /* ---- Proposal ---- */
 
 struct smc_clc_ipv6_prefix {

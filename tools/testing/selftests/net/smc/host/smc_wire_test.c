@@ -1380,6 +1380,88 @@ struct test {
 	void (*fn)(void);
 };
 
+/* ---------- framing a message out of a byte stream ---------- */
+
+/* Feed @len stream bytes in pieces of @step; returns bytes consumed */
+static u32 frame_feed(struct smc_clc_frame *f, const u8 *in, u32 len,
+		      u32 step)
+{
+	u32 pos = 0;
+
+	while (pos < len) {
+		u32 piece = len - pos < step ? len - pos : step;
+		u32 n = piece < smc_clc_frame_need(f) ?
+			piece : smc_clc_frame_need(f);
+		u32 room = smc_clc_frame_room(f, n);
+
+		if (!n)
+			break;
+		memcpy(f->buf + f->got, in + pos, room);
+		smc_clc_frame_advance(f, n);
+		pos += n;
+	}
+	return pos;
+}
+
+static void test_clc_frame(void)
+{
+	struct smc_clc_decline d = { .version = 2, .os_type = 1,
+				     .peer_diagnosis = SMC_CLC_DECL_MEM };
+	u8 stream[128], out[64], small[SMC_CLC_HDR_LEN + 4];
+	struct smc_clc_decline q;
+	struct smc_clc_frame f;
+	int len;
+	u32 step, used;
+
+	/* a Decline followed by application data (fallback) */
+	len = smc_clc_build_decline(stream, sizeof(stream), &d);
+	CHECK_EQ(len, 44);
+	memset(stream + len, 0xab, sizeof(stream) - len);
+	for (step = 1; step <= sizeof(stream); step++) {
+		smc_clc_frame_init(&f, SMC_CLC_ACCEPT, out, sizeof(out));
+		used = frame_feed(&f, stream, sizeof(stream), step);
+		CHECK_EQ(used, len);	/* not one byte of the data */
+		CHECK(smc_clc_frame_done(&f));
+		CHECK_EQ(f.hdr.type, SMC_CLC_DECLINE);
+		CHECK_EQ(smc_clc_parse_decline(out, len, &q), 0);
+		CHECK_EQ(smc_clc_frame_need(&f), 0);
+	}
+
+	/* incomplete: the header, then part of the rest */
+	smc_clc_frame_init(&f, SMC_CLC_ACCEPT, out, sizeof(out));
+	CHECK_EQ(smc_clc_frame_need(&f), SMC_CLC_HDR_LEN);
+	CHECK_EQ(frame_feed(&f, stream, 20, 3), 20);
+	CHECK(!smc_clc_frame_done(&f));
+	CHECK_EQ(smc_clc_frame_need(&f), len - 20);
+
+	/* longer than the buffer: consumed in full, the tail not stored */
+	smc_clc_frame_init(&f, SMC_CLC_DECLINE, small, sizeof(small));
+	CHECK_EQ(frame_feed(&f, stream, sizeof(stream), 7), len);
+	CHECK(smc_clc_frame_done(&f));
+	CHECK_EQ(f.got, len);
+	CHECK(!memcmp(small, stream, sizeof(small)));
+
+	/* another type than the one expected is refused at the header */
+	smc_clc_frame_init(&f, SMC_CLC_ACCEPT, out, sizeof(out));
+	stream[4] = SMC_CLC_CONFIRM;
+	CHECK_EQ(frame_feed(&f, stream, sizeof(stream), 5), SMC_CLC_HDR_LEN);
+	CHECK_EQ(f.err, -EPROTO);
+	CHECK(!smc_clc_frame_done(&f));
+	CHECK_EQ(smc_clc_frame_need(&f), 0);
+	stream[4] = SMC_CLC_DECLINE;
+
+	/* garbage and a length below header plus trailer */
+	smc_clc_frame_init(&f, SMC_CLC_ACCEPT, out, sizeof(out));
+	stream[0] = 0;
+	frame_feed(&f, stream, sizeof(stream), 64);
+	CHECK_EQ(f.err, -EPROTO);
+	stream[0] = 0xE2;
+	smc_put_be16(stream + 5, SMC_CLC_HDR_LEN + SMC_CLC_TRL_LEN - 1);
+	smc_clc_frame_init(&f, SMC_CLC_ACCEPT, out, sizeof(out));
+	frame_feed(&f, stream, sizeof(stream), 64);
+	CHECK_EQ(f.err, -EPROTO);
+}
+
 static const struct test tests[] = {
 	{ "clc_hdr_valid", test_hdr_valid },
 	{ "clc_hdr_reject", test_hdr_reject },
@@ -1416,6 +1498,7 @@ static const struct test tests[] = {
 	{ "smcr_cdc", test_smcr_cdc },
 	{ "smcd_cdc", test_smcd_cdc },
 	{ "cons_update_rule", test_cons_update_rule },
+	{ "clc_frame_from_stream", test_clc_frame },
 };
 
 int main(int argc, char **argv)
