@@ -578,9 +578,30 @@ struct meminfo {
 	long long avail_kb, slab_kb, sunreclaim_kb, free_kb;
 };
 
+/*
+ * Free pages parked on the per-CPU lists count as used in MemFree and
+ * MemAvailable, and how many sit there varies by megabytes from run to
+ * run; /proc/zoneinfo has their number ("count:" of each pageset).
+ */
+static long long pcp_free_kb(void)
+{
+	FILE *f = fopen("/proc/zoneinfo", "r");
+	long long sum = 0, v;
+	char line[256];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " count: %lld", &v) == 1)
+			sum += v;
+	fclose(f);
+	return sum * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
 static int read_meminfo(struct meminfo *m)
 {
 	FILE *f = fopen("/proc/meminfo", "r");
+	long long pcp = pcp_free_kb();
 	char line[256];
 	long long v;
 
@@ -598,6 +619,8 @@ static int read_meminfo(struct meminfo *m)
 			m->free_kb = v;
 	}
 	fclose(f);
+	m->avail_kb += pcp;
+	m->free_kb += pcp;
 	return 0;
 }
 
