@@ -812,7 +812,6 @@ struct oob_dir {
 	int stop;
 };
 
-
 /* Reader: @normal more bytes of the stream and @urg more urgent bytes */
 static void oob_report(struct oob_dir *d, uint64_t normal, unsigned int urg)
 {
