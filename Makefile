@@ -19,6 +19,7 @@ KERNEL  ?= deb13
 MODSRC  := $(CURDIR)/net/smc
 TOOLS   := tools/net/smc
 SELFTESTS := tools/testing/selftests/net/smc
+BENCHTOOLS := tools/testing/bench
 # Built modules are staged per clone, even when SMC_CACHE is shared.
 STAGE   := $(CURDIR)/.cache/modules
 
@@ -62,7 +63,7 @@ modules:
 	cp $(MODSRC)/*.ko $(STAGE)/$$kver/
 
 tools:
-	@for d in $(TOOLS) $(SELFTESTS); do $(MAKE) -C $$d || exit 1; done
+	@for d in $(TOOLS) $(SELFTESTS) $(BENCHTOOLS); do $(MAKE) -C $$d || exit 1; done
 
 install: modules
 	install -d $(DESTDIR)/lib/modules/$(KVER)/updates
@@ -78,7 +79,7 @@ clean:
 		rm -f $(MODSRC)/*.o $(MODSRC)/*.ko $(MODSRC)/*.mod $(MODSRC)/*.mod.c \
 		      $(MODSRC)/.*.cmd $(MODSRC)/Module.symvers $(MODSRC)/modules.order \
 		      $(MODSRC)/.smc-kdir; fi
-	@for d in $(TOOLS) $(SELFTESTS); do \
+	@for d in $(TOOLS) $(SELFTESTS) $(BENCHTOOLS); do \
 		[ ! -f $$d/Makefile ] || $(MAKE) -C $$d clean; done
 
 # Host packages + virtme-ng venv (idempotent).
