@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Two soft-RoCE (rdma_rxe) devices in one kernel that reach each other
+# over a wire, for the SMC-R tests.  Sourced; needs root.
+#
+# rxe in 6.1 binds its UDP socket in init_net only, so network
+# namespaces cannot separate the two ends.  Instead both live in
+# init_net on the two ends of a veth pair, and policy routing makes
+# traffic between their addresses cross the pair:
+#
+#   pref 10   from all iif lo to B   -> table 10: B dev veth A
+#   pref 11   from all iif lo to A   -> table 11: A dev veth B
+#   pref 100  lookup local            (moved from pref 0)
+#
+# "iif lo" matches locally sent packets only: a packet for B goes out of
+# end A and comes in on end B, where the lookup skips rules 10 and 11
+# and finds the local table.  accept_local lets an end take packets
+# whose source is a local address; rp_filter would drop them as well.
+# rxe hands an incoming packet to the device of the netdev it came in
+# on, so A's rxe talks to B's rxe over the pair.
+#
+# Addresses from TEST-NET-2 (RFC 5737).
+
+SMCR_A=198.51.100.1
+SMCR_B=198.51.100.2
+SMCR_NETA=smcra$$
+SMCR_NETB=smcrb$$
+SMCR_RXEA=rxea$$
+SMCR_RXEB=rxeb$$
+SMCR_TABLE_A=10
+SMCR_TABLE_B=11
+SMCR_LOCAL_PREF=100
+smcr_topo_state=""
+smcr_rp_filter_all=""
+
+smcr_sysctl()
+{
+	sysctl -qw "$1=$2" >/dev/null
+}
+
+# smcr_topo_up: builds the pair and both rxe devices; 0 when both ports
+# are ACTIVE with a RoCE v2 GID for their address
+smcr_topo_up()
+{
+	local dev
+
+	modprobe rdma_rxe 2>/dev/null || return 1
+	ip link add "$SMCR_NETA" type veth peer name "$SMCR_NETB" || return 1
+	smcr_topo_state=veth
+	ip addr add "$SMCR_A/32" dev "$SMCR_NETA" || return 1
+	ip addr add "$SMCR_B/32" dev "$SMCR_NETB" || return 1
+	for dev in "$SMCR_NETA" "$SMCR_NETB"; do
+		smcr_sysctl "net.ipv4.conf.$dev.accept_local" 1
+		smcr_sysctl "net.ipv4.conf.$dev.rp_filter" 0
+		ip link set "$dev" up || return 1
+	done
+	# rp_filter takes the higher of "all" and the device's value
+	smcr_rp_filter_all=$(sysctl -n net.ipv4.conf.all.rp_filter)
+	smcr_sysctl net.ipv4.conf.all.rp_filter 0
+	ip route add "$SMCR_B/32" dev "$SMCR_NETA" table $SMCR_TABLE_A || return 1
+	ip route add "$SMCR_A/32" dev "$SMCR_NETB" table $SMCR_TABLE_B || return 1
+	ip rule add pref 10 iif lo to "$SMCR_B" lookup $SMCR_TABLE_A || return 1
+	ip rule add pref 11 iif lo to "$SMCR_A" lookup $SMCR_TABLE_B || return 1
+	smcr_topo_state=rules
+	ip rule add pref $SMCR_LOCAL_PREF lookup local || return 1
+	ip rule del pref 0 lookup local || return 1
+	smcr_topo_state=local
+	rdma link add "$SMCR_RXEA" type rxe netdev "$SMCR_NETA" || return 1
+	smcr_topo_state=rxea
+	rdma link add "$SMCR_RXEB" type rxe netdev "$SMCR_NETB" || return 1
+	smcr_topo_state=rxeb
+	for dev in "$SMCR_RXEA" "$SMCR_RXEB"; do
+		smcr_wait_active "$dev" || return 1
+	done
+	smcr_gid_index "$SMCR_RXEA" "$SMCR_A" >/dev/null &&
+		smcr_gid_index "$SMCR_RXEB" "$SMCR_B" >/dev/null
+}
+
+# smcr_topo_down: undoes whatever smcr_topo_up got to
+smcr_topo_down()
+{
+	case "$smcr_topo_state" in
+	rxeb) rdma link delete "$SMCR_RXEB" 2>/dev/null ;&
+	rxea) rdma link delete "$SMCR_RXEA" 2>/dev/null ;&
+	local)
+		ip rule add pref 0 lookup local 2>/dev/null
+		ip rule del pref $SMCR_LOCAL_PREF lookup local 2>/dev/null ;&
+	rules)
+		ip rule del pref 10 2>/dev/null
+		ip rule del pref 11 2>/dev/null
+		ip route flush table $SMCR_TABLE_A 2>/dev/null
+		ip route flush table $SMCR_TABLE_B 2>/dev/null ;&
+	veth) ip link del "$SMCR_NETA" 2>/dev/null ;;
+	esac
+	[ -z "$smcr_rp_filter_all" ] ||
+		smcr_sysctl net.ipv4.conf.all.rp_filter "$smcr_rp_filter_all"
+	smcr_rp_filter_all=""
+	smcr_topo_state=""
+}
+
+# smcr_wait_active RXE: port 1 of RXE reaches ACTIVE within 10 s
+smcr_wait_active()
+{
+	local i
+
+	for ((i = 0; i < 100; i++)); do
+		grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" \
+			2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# smcr_gid_index RXE ADDR: prints the index of ADDR's RoCE v2 GID
+smcr_gid_index()
+{
+	local port=/sys/class/infiniband/$1/ports/1 want f i type a b c d
+
+	IFS=. read -r a b c d <<< "$2"
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
+		"$a" "$b" "$c" "$d")
+	for f in "$port"/gids/*; do
+		i=${f##*/}
+		[ "$(cat "$f" 2>/dev/null)" = "$want" ] || continue
+		type=$(cat "$port/gid_attrs/types/$i" 2>/dev/null)
+		[ "$type" = "RoCE v2" ] || continue
+		echo "$i"
+		return 0
+	done
+	return 1
+}
