@@ -161,25 +161,6 @@ run_pair()
 	return $rc
 }
 
-# reload_smc ARGS: reinsert smc.ko (and smc_diag.ko) with module ARGS
-reload_smc()
-{
-	local end=$((SECONDS + 20))
-
-	while [ -d /sys/module/smc ]; do
-		[ -d /sys/module/smc_diag ] && rmmod smc_diag 2>/dev/null
-		rmmod smc 2>/dev/null && break
-		[ $SECONDS -ge $end ] && { ktap_diag "rmmod smc failed"; return 1; }
-		sleep 0.2
-	done
-	# shellcheck disable=SC2086
-	insmod "$SMC_MODULE_DIR/smc.ko" $1 || return 1
-	if [ -f "$SMC_MODULE_DIR/smc_diag.ko" ]; then
-		insmod "$SMC_MODULE_DIR/smc_diag.ko" || return 1
-	fi
-	echo 1 > "$PARAM"
-}
-
 ktap_header 4
 echo 1 > "$PARAM" || ktap_skip_all "cannot enable SMC-D"
 
