@@ -10,6 +10,7 @@
 #define KMSG_COMPONENT "smc"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/module.h>
@@ -21,8 +22,11 @@
 
 #include "smc.h"
 #include "smc_ism.h"
+#include "smcr_dev.h"
 
 struct workqueue_struct *smc_hs_wq;
+/* /sys/kernel/debug/smc: device state for debugging and the tests */
+static struct dentry *smc_debugfs;
 
 static bool smcd_loopback = true;
 module_param(smcd_loopback, bool, 0444);
@@ -280,16 +284,22 @@ static int __init smc_init(void)
 	if (rc)
 		return rc;
 
+	/* debugfs is optional: its calls take an error pointer */
+	smc_debugfs = debugfs_create_dir("smc", NULL);
 	if (smcd_loopback) {
-		rc = smc_loopback_init();
+		rc = smc_loopback_init(smc_debugfs);
 		if (rc)
 			goto out_netns;
 	}
 
+	rc = smcr_dev_init(smc_debugfs);
+	if (rc)
+		goto out_lo;
+
 	rc = -ENOMEM;
 	smc_hs_wq = alloc_workqueue("smc_hs_wq", 0, 0);
 	if (!smc_hs_wq)
-		goto out_lo;
+		goto out_smcr;
 
 	rc = proto_register(&smc_proto, 1);
 	if (rc)
@@ -313,9 +323,12 @@ out_proto:
 	proto_unregister(&smc_proto);
 out_wq:
 	destroy_workqueue(smc_hs_wq);
+out_smcr:
+	smcr_dev_exit();
 out_lo:
 	smc_loopback_exit();
 out_netns:
+	debugfs_remove(smc_debugfs);
 	smc_netns_exit();
 	return rc;
 }
@@ -333,7 +346,9 @@ static void __exit smc_exit(void)
 	proto_unregister(&smc_proto);
 	/* lingering link groups hold the device */
 	smcd_lgr_exit();
+	smcr_dev_exit();
 	smc_loopback_exit();
+	debugfs_remove(smc_debugfs);
 	smc_netns_exit();
 }
 

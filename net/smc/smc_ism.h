@@ -29,6 +29,7 @@ struct smcd_gid {
 	u64	gid_ext;
 };
 
+struct dentry;
 struct smcd_dev;
 struct smcd_dmb;
 
@@ -109,7 +110,7 @@ struct smcd_dev *smcd_dev_get_loopback(void);
 void smcd_dev_put(struct smcd_dev *dev);
 
 /* smc_loopback.c */
-int smc_loopback_init(void);
+int smc_loopback_init(struct dentry *debugfs);
 void smc_loopback_exit(void);
 
 #endif /* __SMC_ISM_H */

@@ -249,7 +249,7 @@ static int smc_lo_debugfs_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(smc_lo_debugfs);
 
-int smc_loopback_init(void)
+int smc_loopback_init(struct dentry *debugfs)
 {
 	struct smc_lo_dev *lo;
 	__be64 half[2];
@@ -277,9 +277,8 @@ int smc_loopback_init(void)
 
 	smc_lo = lo;
 	/* debugfs is optional: failures are not errors */
-	lo->debugfs = debugfs_create_dir("smc", NULL);
-	debugfs_create_file("loopback-ism", 0444, lo->debugfs, lo,
-			    &smc_lo_debugfs_fops);
+	lo->debugfs = debugfs_create_file("loopback-ism", 0444, debugfs, lo,
+					  &smc_lo_debugfs_fops);
 	return smcd_dev_register(&lo->smcd);
 }
 

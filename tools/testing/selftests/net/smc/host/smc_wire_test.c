@@ -14,6 +14,7 @@
 #include "smc_clc_wire.h"
 #include "smc_cdc_wire.h"
 #include "smc_close_fsm.h"
+#include "smcr_cq_pick.h"
 
 static int failures;
 static const char *corpus_dir;
@@ -1462,6 +1463,42 @@ static void test_clc_frame(void)
 	CHECK_EQ(f.err, -EPROTO);
 }
 
+/* QPs of new links go to the least-used vector, the lowest among equals */
+static void test_cq_pick(void)
+{
+	unsigned int bound[4] = { 0 }, one = 7, i, v, lo, hi;
+
+	CHECK_EQ(smcr_cq_pick(&one, 1), 0);
+	/* an empty set fills in vector order, then round after round */
+	for (i = 0; i < 12; i++) {
+		v = smcr_cq_pick(bound, 4);
+		CHECK_EQ(v, i % 4);
+		bound[v]++;
+	}
+	/* a vector whose links went away is refilled first */
+	bound[2] -= 2;
+	bound[1] -= 1;
+	CHECK_EQ(smcr_cq_pick(bound, 4), 2);
+	bound[2]++;
+	/* 1 and 2 tie at two: the lower vector wins */
+	CHECK_EQ(smcr_cq_pick(bound, 4), 1);
+	bound[1]++;
+	CHECK_EQ(smcr_cq_pick(bound, 4), 2);
+	bound[2]++;
+	/* with any history, binding keeps the spread at most one */
+	bound[0] = 9;
+	bound[3] = 0;
+	for (i = 0; i < 40; i++)
+		bound[smcr_cq_pick(bound, 4)]++;
+	lo = hi = bound[0];
+	for (v = 1; v < 4; v++) {
+		lo = bound[v] < lo ? bound[v] : lo;
+		hi = bound[v] > hi ? bound[v] : hi;
+	}
+	CHECK(hi - lo <= 1);
+	CHECK_EQ(bound[0] + bound[1] + bound[2] + bound[3], 9 + 3 + 3 + 40);
+}
+
 static const struct test tests[] = {
 	{ "clc_hdr_valid", test_hdr_valid },
 	{ "clc_hdr_reject", test_hdr_reject },
@@ -1499,6 +1536,7 @@ static const struct test tests[] = {
 	{ "smcd_cdc", test_smcd_cdc },
 	{ "cons_update_rule", test_cons_update_rule },
 	{ "clc_frame_from_stream", test_clc_frame },
+	{ "smcr_cq_pick_least_used", test_cq_pick },
 };
 
 int main(int argc, char **argv)

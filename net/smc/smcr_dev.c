@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared Memory Communications: RDMA devices for SMC-R.
+ *
+ * An ib_client: the RDMA core calls add() for every device that is
+ * registered, now or later, and remove() before a device goes away, so
+ * devices may come and go at any time.  Port states are read again on
+ * each port or GID event, from a work item because the event handler
+ * may run in atomic context.  debugfs shows every device with its
+ * active ports and the QPs bound to each completion vector.
+ */
+
+#define KMSG_COMPONENT "smc"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#include "smcr_dev.h"
+
+static struct ib_client smcr_ib_client;
+static LIST_HEAD(smcr_devs);
+static DEFINE_MUTEX(smcr_devs_lock);	/* smcr_devs */
+static struct dentry *smcr_debugfs;
+
+static void smcr_dev_read_ports(struct smcr_dev *dev)
+{
+	struct ib_device *ibdev = dev->ibdev;
+	unsigned long active = 0;
+	struct ib_port_attr attr;
+	u32 p;
+
+	rdma_for_each_port(ibdev, p) {
+		if (p > SMCR_MAX_PORTS)
+			break;
+		if (ib_query_port(ibdev, p, &attr))
+			continue;
+		if (attr.state == IB_PORT_ACTIVE)
+			__set_bit(p - 1, &active);
+	}
+	spin_lock_bh(&dev->lock);
+	dev->ports_active = active;
+	spin_unlock_bh(&dev->lock);
+}
+
+static void smcr_dev_port_work(struct work_struct *work)
+{
+	struct smcr_dev *dev = container_of(work, struct smcr_dev, port_work);
+
+	smcr_dev_read_ports(dev);
+}
+
+static void smcr_dev_event(struct ib_event_handler *handler,
+			   struct ib_event *event)
+{
+	struct smcr_dev *dev = container_of(handler, struct smcr_dev, events);
+
+	switch (event->event) {
+	case IB_EVENT_DEVICE_FATAL:
+		spin_lock_bh(&dev->lock);
+		dev->fatal = true;
+		dev->ports_active = 0;
+		spin_unlock_bh(&dev->lock);
+		break;
+	case IB_EVENT_PORT_ACTIVE:
+	case IB_EVENT_PORT_ERR:
+	case IB_EVENT_GID_CHANGE:
+		schedule_work(&dev->port_work);
+		break;
+	default:
+		break;
+	}
+}
+
+static int smcr_dev_add(struct ib_device *ibdev)
+{
+	struct smcr_dev *dev;
+	unsigned int n;
+
+	/* RoCE and InfiniBand adapters; iWARP has no SMC-R */
+	if (ibdev->node_type != RDMA_NODE_IB_CA)
+		return -EOPNOTSUPP;
+
+	n = clamp_t(unsigned int, ibdev->num_comp_vectors, 1,
+		    num_online_cpus());
+	dev = kzalloc(struct_size(dev, cqv, n), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	dev->ibdev = ibdev;
+	dev->ncqv = n;
+	spin_lock_init(&dev->lock);
+	INIT_WORK(&dev->port_work, smcr_dev_port_work);
+	smcr_dev_read_ports(dev);
+	INIT_IB_EVENT_HANDLER(&dev->events, ibdev, smcr_dev_event);
+	ib_register_event_handler(&dev->events);
+
+	mutex_lock(&smcr_devs_lock);
+	list_add_tail(&dev->node, &smcr_devs);
+	mutex_unlock(&smcr_devs_lock);
+	ib_set_client_data(ibdev, &smcr_ib_client, dev);
+	return 0;
+}
+
+static void smcr_dev_remove(struct ib_device *ibdev, void *client_data)
+{
+	struct smcr_dev *dev = client_data;
+
+	mutex_lock(&smcr_devs_lock);
+	list_del(&dev->node);
+	mutex_unlock(&smcr_devs_lock);
+	/* no event after this, then no port work either */
+	ib_unregister_event_handler(&dev->events);
+	cancel_work_sync(&dev->port_work);
+	kfree(dev);
+}
+
+static struct ib_client smcr_ib_client = {
+	.name	= "smc_ib",
+	.add	= smcr_dev_add,
+	.remove	= smcr_dev_remove,
+};
+
+/* One line a device: name, active ports, QPs bound per vector */
+static int smcr_devs_show(struct seq_file *m, void *v)
+{
+	struct smcr_dev *dev;
+	unsigned long active;
+	unsigned int i;
+	bool fatal;
+
+	mutex_lock(&smcr_devs_lock);
+	list_for_each_entry(dev, &smcr_devs, node) {
+		spin_lock_bh(&dev->lock);
+		active = dev->ports_active;
+		fatal = dev->fatal;
+		spin_unlock_bh(&dev->lock);
+		seq_printf(m, "%s ports %u active", dev_name(&dev->ibdev->dev),
+			   rdma_end_port(dev->ibdev));
+		if (!active)
+			seq_puts(m, " -");
+		for_each_set_bit(i, &active, SMCR_MAX_PORTS)
+			seq_printf(m, " %u", i + 1);
+		if (fatal)
+			seq_puts(m, " fatal");
+		seq_printf(m, " vectors %u qps", dev->ncqv);
+		spin_lock_bh(&dev->lock);
+		for (i = 0; i < dev->ncqv; i++)
+			seq_printf(m, " %u", dev->cqv[i].qps);
+		spin_unlock_bh(&dev->lock);
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&smcr_devs_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(smcr_devs);
+
+int smcr_dev_init(struct dentry *debugfs)
+{
+	int rc;
+
+	rc = ib_register_client(&smcr_ib_client);
+	if (rc)
+		return rc;
+	smcr_debugfs = debugfs_create_file("rdma-devices", 0444, debugfs,
+					   NULL, &smcr_devs_fops);
+	return 0;
+}
+
+void smcr_dev_exit(void)
+{
+	debugfs_remove(smcr_debugfs);
+	smcr_debugfs = NULL;
+	/* remove() runs for every device we were added to */
+	ib_unregister_client(&smcr_ib_client);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared Memory Communications: RDMA devices for SMC-R.
+ *
+ * Every RDMA device with kernel verbs and an InfiniBand/RoCE node type
+ * gets a struct smcr_dev while it is registered.  Its completion work
+ * is spread over min(completion vectors, online CPUs) vectors; each
+ * link's QP is bound to the least-used one (smcr_cq_pick.h) and takes
+ * its CQ from the RDMA core's shared CQ pool on that vector.
+ *
+ * Lock order: smcr_devs_lock (mutex) -> smcr_dev.lock (spinlock).
+ */
+#ifndef __SMCR_DEV_H
+#define __SMCR_DEV_H
+
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+
+struct dentry;
+
+/* Port numbers we track; RoCE adapters have one or two */
+#define SMCR_MAX_PORTS		BITS_PER_LONG
+
+struct smcr_cq_vec {
+	unsigned int		qps;		/* links' QPs bound here */
+};
+
+struct smcr_dev {
+	struct ib_device	*ibdev;
+	struct list_head	node;		/* in smcr_devs */
+	struct ib_event_handler	events;
+	struct work_struct	port_work;	/* reads the port states */
+	spinlock_t		lock;		/* the fields below */
+	unsigned long		ports_active;	/* bit p - 1: port p */
+	bool			fatal;		/* DEVICE_FATAL seen */
+	unsigned int		ncqv;
+	struct smcr_cq_vec	cqv[];
+};
+
+int smcr_dev_init(struct dentry *debugfs);
+void smcr_dev_exit(void);
+
+#endif /* __SMCR_DEV_H */
