@@ -283,13 +283,16 @@ static int __init smc_init(void)
 	rc = smc_netns_init();
 	if (rc)
 		return rc;
+	rc = smc_pnet_init();
+	if (rc)
+		goto out_netns;
 
 	/* debugfs is optional: its calls take an error pointer */
 	smc_debugfs = debugfs_create_dir("smc", NULL);
 	if (smcd_loopback) {
 		rc = smc_loopback_init(smc_debugfs);
 		if (rc)
-			goto out_netns;
+			goto out_pnet;
 	}
 
 	rc = smcr_dev_init(smc_debugfs);
@@ -327,8 +330,10 @@ out_smcr:
 	smcr_dev_exit();
 out_lo:
 	smc_loopback_exit();
-out_netns:
+out_pnet:
 	debugfs_remove(smc_debugfs);
+	smc_pnet_exit();
+out_netns:
 	smc_netns_exit();
 	return rc;
 }
@@ -341,6 +346,8 @@ static void __exit smc_exit(void)
 	 */
 	static_branch_disable(&tcp_have_smc);
 	sock_unregister(PF_SMC);
+	/* no table change reaches the devices once they are gone */
+	smc_pnet_exit();
 	destroy_workqueue(smc_hs_wq);
 	proto_unregister(&smc_proto6);
 	proto_unregister(&smc_proto);

@@ -337,13 +337,23 @@ void smcd_send_conn_flags(struct smc_sock *smc, u8 flags);
 
 /* smc_netns.c */
 struct smc_net {
-	int	wmem;		/* net.smc.wmem */
-	int	rmem;		/* net.smc.rmem */
-	bool	limit_smc_hs;	/* net.smc.limit_smc_hs */
+	int			wmem;		/* net.smc.wmem */
+	int			rmem;		/* net.smc.rmem */
+	bool			limit_smc_hs;	/* net.smc.limit_smc_hs */
+	struct mutex		pnet_lock;	/* pnet_list */
+	struct list_head	pnet_list;	/* the PNET ID table */
 };
 
 struct smc_net *smc_net(const struct net *net);
 int smc_netns_init(void);
 void smc_netns_exit(void);
+
+/* smc_pnet.c */
+void smc_pnet_net_init(struct smc_net *sn);
+void smc_pnet_net_exit(struct smc_net *sn);
+void smc_pnet_lookup_dev(const char *name, const char *parent, u8 port,
+			 char *pnetid);
+int smc_pnet_init(void);
+void smc_pnet_exit(void);
 
 #endif /* __SMC_H */

@@ -12,7 +12,9 @@
 #include <linux/inet_diag.h>
 #include <linux/module.h>
 #include <linux/sock_diag.h>
+#include <linux/smc.h>
 #include <linux/smc_diag.h>
+#include <net/genetlink.h>
 #include <net/inet_sock.h>
 #include <net/netlink.h>
 #include <net/sock.h>
@@ -236,3 +238,5 @@ module_exit(smc_diag_exit);
 MODULE_DESCRIPTION("sock_diag for AF_SMC sockets");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_NETLINK, NETLINK_SOCK_DIAG, 43 /* AF_SMC */);
+/* where upstream has it: loading smc_diag loads smc, which serves it */
+MODULE_ALIAS_GENL_FAMILY(SMCR_GENL_FAMILY_NAME);

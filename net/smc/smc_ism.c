@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/rcupdate.h>
+#include <linux/string.h>
 #include <linux/wait_bit.h>
 
 #include "smc_ism.h"
@@ -63,6 +64,49 @@ void smcd_dev_put(struct smcd_dev *dev)
 {
 	if (refcount_dec_and_test(&dev->refs))
 		wake_up_var(&dev->refs);
+}
+
+/* Same contract as smcr_dev_pnet_set(), for SMC-D devices by name */
+int smcd_dev_pnet_set(const char *name, const char *pnetid)
+{
+	struct smcd_dev *dev;
+	int rc = 0, n = 0;
+
+	mutex_lock(&smcd_devices_lock);
+	list_for_each_entry(dev, &smcd_devices, list) {
+		if (strcmp(dev->name, name))
+			continue;
+		if (dev->pnetid[0] && !smc_pnetid_match(dev->pnetid, pnetid)) {
+			rc = -EEXIST;
+			continue;
+		}
+		strscpy(dev->pnetid, pnetid, sizeof(dev->pnetid));
+		n++;
+	}
+	mutex_unlock(&smcd_devices_lock);
+	return rc ?: n;
+}
+
+void smcd_dev_pnet_clear(const char *name, const char *pnetid)
+{
+	struct smcd_dev *dev;
+
+	mutex_lock(&smcd_devices_lock);
+	list_for_each_entry(dev, &smcd_devices, list) {
+		if (name && strcmp(dev->name, name))
+			continue;
+		if (!pnetid || smc_pnetid_match(dev->pnetid, pnetid))
+			dev->pnetid[0] = 0;
+	}
+	mutex_unlock(&smcd_devices_lock);
+}
+
+/* A copy of the PNET ID of @dev, SMC_PNETID_LEN + 1 bytes */
+void smcd_dev_pnetid(struct smcd_dev *dev, char *pnetid)
+{
+	mutex_lock(&smcd_devices_lock);
+	strscpy(pnetid, dev->pnetid, SMC_PNETID_LEN + 1);
+	mutex_unlock(&smcd_devices_lock);
 }
 
 /* Ring the doorbell of @dmb: its owner learns of a new CDC header */

@@ -16,6 +16,8 @@
 #include <linux/refcount.h>
 #include <linux/types.h>
 
+#include "smc_pnetid.h"
+
 #define SMCD_DMB_HDR_LEN	32	/* CDC header at the start of a DMB */
 #define SMCD_DMB_MIN_LEN	(16 * 1024)
 #define SMCD_DMB_MAX_CLASS	6	/* 16 KiB << 6 = 1 MiB */
@@ -86,6 +88,8 @@ struct smcd_dev {
 	bool				nocopy;	/* attach_dmb works */
 	struct list_head		list;	/* in smcd_devices */
 	refcount_t			refs;
+	/* from the PNET ID table, under smcd_devices_lock */
+	char				pnetid[SMC_PNETID_LEN + 1];
 };
 
 /* CHIDs 0xFF00..0xFFFF are emulated devices with 128-bit GIDs */
@@ -110,6 +114,9 @@ struct smcd_dev *smcd_dev_get_loopback(void);
 void smcd_dev_put(struct smcd_dev *dev);
 
 /* smc_loopback.c */
+int smcd_dev_pnet_set(const char *name, const char *pnetid);
+void smcd_dev_pnet_clear(const char *name, const char *pnetid);
+void smcd_dev_pnetid(struct smcd_dev *dev, char *pnetid);
 int smc_loopback_init(struct dentry *debugfs);
 void smc_loopback_exit(void);
 

@@ -233,6 +233,7 @@ static const struct smcd_dev_ops smc_lo_ops = {
 
 static int smc_lo_debugfs_show(struct seq_file *m, void *v)
 {
+	char pnetid[SMC_PNETID_LEN + 1];
 	struct smc_lo_dev *lo = m->private;
 	unsigned int pooled = 0;
 	u8 c;
@@ -245,6 +246,8 @@ static int smc_lo_debugfs_show(struct seq_file *m, void *v)
 	seq_printf(m, "dmbs_attached %d\n", atomic_read(&lo->attached));
 	seq_printf(m, "dmbs_pooled %u\n", pooled);
 	seq_printf(m, "dmb_bytes %ld\n", atomic_long_read(&lo->bytes));
+	smcd_dev_pnetid(&lo->smcd, pnetid);
+	seq_printf(m, "pnetid %s\n", pnetid[0] ? pnetid : "-");
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(smc_lo_debugfs);

@@ -25,11 +25,18 @@ static int __net_init smc_net_init(struct net *net)
 	sn->wmem = SMC_DEFAULT_BUFSIZE;
 	sn->rmem = SMC_DEFAULT_BUFSIZE;
 	sn->limit_smc_hs = false;
+	smc_pnet_net_init(sn);
 	return 0;
+}
+
+static void __net_exit smc_net_exit(struct net *net)
+{
+	smc_pnet_net_exit(smc_net(net));
 }
 
 static struct pernet_operations smc_net_ops = {
 	.init	= smc_net_init,
+	.exit	= smc_net_exit,
 	.id	= &smc_net_id,
 	.size	= sizeof(struct smc_net),
 };

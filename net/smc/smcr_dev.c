@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
+#include "smc.h"
 #include "smcr_dev.h"
 
 static struct ib_client smcr_ib_client;
@@ -95,6 +96,12 @@ static int smcr_dev_add(struct ib_device *ibdev)
 	spin_lock_init(&dev->lock);
 	INIT_WORK(&dev->port_work, smcr_dev_port_work);
 	smcr_dev_read_ports(dev);
+	/* entries made for this device before it came */
+	for (n = 0; n < SMCR_PNET_PORTS; n++)
+		smc_pnet_lookup_dev(dev_name(&ibdev->dev),
+				    ibdev->dev.parent ?
+				    dev_name(ibdev->dev.parent) : NULL,
+				    n + 1, dev->pnetid[n]);
 	INIT_IB_EVENT_HANDLER(&dev->events, ibdev, smcr_dev_event);
 	ib_register_event_handler(&dev->events);
 
@@ -116,6 +123,63 @@ static void smcr_dev_remove(struct ib_device *ibdev, void *client_data)
 	ib_unregister_event_handler(&dev->events);
 	cancel_work_sync(&dev->port_work);
 	kfree(dev);
+}
+
+/* Is @dev called @name, or is its parent (e.g. the PCI function)? */
+static bool smcr_dev_named(const struct smcr_dev *dev, const char *name)
+{
+	const struct device *parent = dev->ibdev->dev.parent;
+
+	return !strcmp(dev_name(&dev->ibdev->dev), name) ||
+	       (parent && !strcmp(dev_name(parent), name));
+}
+
+/*
+ * Give port @port of the devices called @name the PNET ID @pnetid.
+ * Returns how many took it, or -EEXIST when one has another already.
+ */
+int smcr_dev_pnet_set(const char *name, u8 port, const char *pnetid)
+{
+	struct smcr_dev *dev;
+	int rc = 0, n = 0;
+	char *cur;
+
+	mutex_lock(&smcr_devs_lock);
+	list_for_each_entry(dev, &smcr_devs, node) {
+		if (!smcr_dev_named(dev, name) ||
+		    !rdma_is_port_valid(dev->ibdev, port))
+			continue;
+		cur = dev->pnetid[port - 1];
+		spin_lock_bh(&dev->lock);
+		if (cur[0] && !smc_pnetid_match(cur, pnetid)) {
+			rc = -EEXIST;
+		} else {
+			strscpy(cur, pnetid, SMC_PNETID_LEN + 1);
+			n++;
+		}
+		spin_unlock_bh(&dev->lock);
+	}
+	mutex_unlock(&smcr_devs_lock);
+	return rc ?: n;
+}
+
+/* Clear @pnetid (any for NULL) on the devices called @name (all: NULL) */
+void smcr_dev_pnet_clear(const char *name, const char *pnetid)
+{
+	struct smcr_dev *dev;
+	int p;
+
+	mutex_lock(&smcr_devs_lock);
+	list_for_each_entry(dev, &smcr_devs, node) {
+		if (name && !smcr_dev_named(dev, name))
+			continue;
+		spin_lock_bh(&dev->lock);
+		for (p = 0; p < SMCR_PNET_PORTS; p++)
+			if (!pnetid || smc_pnetid_match(dev->pnetid[p], pnetid))
+				dev->pnetid[p][0] = 0;
+		spin_unlock_bh(&dev->lock);
+	}
+	mutex_unlock(&smcr_devs_lock);
 }
 
 static struct ib_client smcr_ib_client = {
@@ -150,6 +214,10 @@ static int smcr_devs_show(struct seq_file *m, void *v)
 		spin_lock_bh(&dev->lock);
 		for (i = 0; i < dev->ncqv; i++)
 			seq_printf(m, " %u", dev->cqv[i].qps);
+		for (i = 0; i < SMCR_PNET_PORTS; i++)
+			if (dev->pnetid[i][0])
+				seq_printf(m, " pnet %u:%s", i + 1,
+					   dev->pnetid[i]);
 		spin_unlock_bh(&dev->lock);
 		seq_putc(m, '\n');
 	}

@@ -18,10 +18,14 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
+#include "smc_pnetid.h"
+
 struct dentry;
 
 /* Port numbers we track; RoCE adapters have one or two */
 #define SMCR_MAX_PORTS		BITS_PER_LONG
+/* Ports that can have a PNET ID (as upstream: 1 and 2) */
+#define SMCR_PNET_PORTS		2
 
 struct smcr_cq_vec {
 	unsigned int		qps;		/* links' QPs bound here */
@@ -35,11 +39,15 @@ struct smcr_dev {
 	spinlock_t		lock;		/* the fields below */
 	unsigned long		ports_active;	/* bit p - 1: port p */
 	bool			fatal;		/* DEVICE_FATAL seen */
+	/* from the PNET ID table, empty when none */
+	char			pnetid[SMCR_PNET_PORTS][SMC_PNETID_LEN + 1];
 	unsigned int		ncqv;
 	struct smcr_cq_vec	cqv[];
 };
 
 int smcr_dev_init(struct dentry *debugfs);
 void smcr_dev_exit(void);
+int smcr_dev_pnet_set(const char *name, u8 port, const char *pnetid);
+void smcr_dev_pnet_clear(const char *name, const char *pnetid);
 
 #endif /* __SMCR_DEV_H */

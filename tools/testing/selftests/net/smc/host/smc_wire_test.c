@@ -15,6 +15,7 @@
 #include "smc_cdc_wire.h"
 #include "smc_close_fsm.h"
 #include "smcr_cq_pick.h"
+#include "smc_pnetid.h"
 
 static int failures;
 static const char *corpus_dir;
@@ -1499,6 +1500,36 @@ static void test_cq_pick(void)
 	CHECK_EQ(bound[0] + bound[1] + bound[2] + bound[3], 9 + 3 + 3 + 40);
 }
 
+/* PNET IDs: stored trimmed and upper case, compared up to a blank */
+static void test_pnetid(void)
+{
+	char out[SMC_PNETID_LEN + 1];
+
+	CHECK_EQ(smc_pnetid_normalize("net1", out), 0);
+	CHECK(!strcmp(out, "NET1"));
+	CHECK_EQ(smc_pnetid_normalize(" \t Ab9z \n", out), 0);
+	CHECK(!strcmp(out, "AB9Z"));
+	CHECK_EQ(smc_pnetid_normalize("0123456789abcdef", out), 0);
+	CHECK(!strcmp(out, "0123456789ABCDEF"));
+	CHECK_EQ(smc_pnetid_normalize("0123456789abcdefg", out), -EINVAL);
+	CHECK_EQ(smc_pnetid_normalize("", out), -EINVAL);
+	CHECK_EQ(smc_pnetid_normalize("   ", out), -EINVAL);
+	CHECK_EQ(smc_pnetid_normalize("a b", out), -EINVAL);
+	CHECK_EQ(smc_pnetid_normalize("net-1", out), -EINVAL);
+	CHECK_EQ(smc_pnetid_normalize("n\xc3\xa9t", out), -EINVAL);
+
+	CHECK(smc_pnetid_match("NET1", "NET1"));
+	CHECK(smc_pnetid_match("NET1", "NET1 "));
+	CHECK(smc_pnetid_match("NET1            ", "NET1"));
+	CHECK(!smc_pnetid_match("NET1", "net1"));
+	CHECK(!smc_pnetid_match("NET1", "NET12"));
+	CHECK(!smc_pnetid_match("NET12", "NET1"));
+	CHECK(!smc_pnetid_match("", "NET1"));
+	CHECK(smc_pnetid_match("", ""));
+	/* only the first 16 bytes count */
+	CHECK(smc_pnetid_match("0123456789ABCDEF", "0123456789ABCDEFX"));
+}
+
 static const struct test tests[] = {
 	{ "clc_hdr_valid", test_hdr_valid },
 	{ "clc_hdr_reject", test_hdr_reject },
@@ -1537,6 +1568,7 @@ static const struct test tests[] = {
 	{ "cons_update_rule", test_cons_update_rule },
 	{ "clc_frame_from_stream", test_clc_frame },
 	{ "smcr_cq_pick_least_used", test_cq_pick },
+	{ "pnetid_normalize_match", test_pnetid },
 };
 
 int main(int argc, char **argv)
