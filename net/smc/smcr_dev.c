@@ -4,8 +4,8 @@
  *
  * An ib_client: the RDMA core calls add() for every device that is
  * registered, now or later, and remove() before a device goes away, so
- * devices may come and go at any time.  Port states are read again on
- * each port or GID event, from a work item because the event handler
+ * devices may come and go at any time.  Port states and the netdevs of
+ * RoCE ports are read again on each port or GID event, from a work item because the event handler
  * may run in atomic context.  debugfs shows every device with its
  * active ports and the QPs bound to each completion vector.
  */
@@ -16,8 +16,10 @@
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/mutex.h>
+#include <linux/netdevice.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "smc.h"
@@ -28,8 +30,39 @@ static LIST_HEAD(smcr_devs);
 static DEFINE_MUTEX(smcr_devs_lock);	/* smcr_devs */
 static struct dentry *smcr_debugfs;
 
+/*
+ * The netdev a RoCE port's GIDs derive from, the first one found in its
+ * GID table.  The RDMA core's port-to-netdev helper is not exported
+ * in 6.1, and 6.1's rxe has no get_netdev; its GIDs carry the netdev
+ * on every kernel.
+ */
+static int smcr_dev_port_ndev(struct ib_device *ibdev, u32 port, int tbl_len,
+			      char *name)
+{
+	const struct ib_gid_attr *ga;
+	struct net_device *ndev;
+	int i, ifindex = 0;
+
+	for (i = 0; i < tbl_len && !ifindex; i++) {
+		ga = rdma_get_gid_attr(ibdev, port, i);
+		if (IS_ERR(ga))
+			continue;
+		rcu_read_lock();
+		ndev = rdma_read_gid_attr_ndev_rcu(ga);
+		if (!IS_ERR_OR_NULL(ndev)) {
+			ifindex = ndev->ifindex;
+			strscpy(name, ndev->name, IFNAMSIZ);
+		}
+		rcu_read_unlock();
+		rdma_put_gid_attr(ga);
+	}
+	return ifindex;
+}
+
 static void smcr_dev_read_ports(struct smcr_dev *dev)
 {
+	char names[SMCR_PNET_PORTS][IFNAMSIZ] = {};
+	int ifindex[SMCR_PNET_PORTS] = {};
 	struct ib_device *ibdev = dev->ibdev;
 	unsigned long active = 0;
 	struct ib_port_attr attr;
@@ -42,9 +75,15 @@ static void smcr_dev_read_ports(struct smcr_dev *dev)
 			continue;
 		if (attr.state == IB_PORT_ACTIVE)
 			__set_bit(p - 1, &active);
+		if (p <= SMCR_PNET_PORTS && rdma_protocol_roce(ibdev, p))
+			ifindex[p - 1] = smcr_dev_port_ndev(ibdev, p,
+							    attr.gid_tbl_len,
+							    names[p - 1]);
 	}
 	spin_lock_bh(&dev->lock);
 	dev->ports_active = active;
+	memcpy(dev->ndev_ifindex, ifindex, sizeof(ifindex));
+	memcpy(dev->ndev_name, names, sizeof(names));
 	spin_unlock_bh(&dev->lock);
 }
 
@@ -214,6 +253,10 @@ static int smcr_devs_show(struct seq_file *m, void *v)
 		spin_lock_bh(&dev->lock);
 		for (i = 0; i < dev->ncqv; i++)
 			seq_printf(m, " %u", dev->cqv[i].qps);
+		for (i = 0; i < SMCR_PNET_PORTS; i++)
+			if (dev->ndev_ifindex[i])
+				seq_printf(m, " netdev %u:%s", i + 1,
+					   dev->ndev_name[i]);
 		for (i = 0; i < SMCR_PNET_PORTS; i++)
 			if (dev->pnetid[i][0])
 				seq_printf(m, " pnet %u:%s", i + 1,

@@ -13,6 +13,7 @@
 #ifndef __SMCR_DEV_H
 #define __SMCR_DEV_H
 
+#include <linux/if.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -41,6 +42,9 @@ struct smcr_dev {
 	bool			fatal;		/* DEVICE_FATAL seen */
 	/* from the PNET ID table, empty when none */
 	char			pnetid[SMCR_PNET_PORTS][SMC_PNETID_LEN + 1];
+	/* the netdev of a RoCE port: its GIDs derive from it; 0 if none */
+	int			ndev_ifindex[SMCR_PNET_PORTS];
+	char			ndev_name[SMCR_PNET_PORTS][IFNAMSIZ];
 	unsigned int		ncqv;
 	struct smcr_cq_vec	cqv[];
 };

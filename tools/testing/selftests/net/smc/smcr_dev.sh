@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # SMC-R device discovery on the rxe test bed (smcr_topo.sh): our module
-# lists every RDMA device with its active ports and one completion
-# vector per online CPU, follows port state changes, sees devices
+# lists every RDMA device with its active ports, the netdev of each
+# RoCE port and one completion vector per online CPU, follows port state changes, sees devices
 # removed and added at run time, and finds them all again when it is
 # loaded after them (and lets go of them when it is unloaded).  Reads
 # /sys/kernel/debug/smc/rdma-devices.
@@ -56,14 +56,16 @@ fi
 cpus=$(nproc)
 qps=$(printf ' 0%.0s' $(seq "$cpus"))
 rc=0
-for dev in "$SMCR_RXEA" "$SMCR_RXEB"; do
-	wait_until 10 dev_is "$dev" "active 1 vectors $cpus qps$qps\$" || {
+for pair in "$SMCR_RXEA $SMCR_NETA" "$SMCR_RXEB $SMCR_NETB"; do
+	read -r dev net <<< "$pair"
+	wait_until 10 dev_is "$dev" \
+		"active 1 vectors $cpus qps$qps netdev 1:$net\$" || {
 		ktap_diag "$dev: '$(dev_line "$dev")'"
 		rc=1
 	}
 done
 ktap_diag "$(cat "$DEVS")"
-ktap_result "each rxe device: port 1 active, $cpus vectors, no QP bound" $rc
+ktap_result "each rxe device: port 1 active on its veth, $cpus vectors, no QP bound" $rc
 
 # rxe reports the port down with its netdev, and up again
 ip link set "$SMCR_NETB" down
@@ -81,7 +83,7 @@ rdma link delete "$SMCR_RXEB" || rc=1
 wait_until 10 sh -c "! grep -q '^$SMCR_RXEB ' $DEVS" || rc=1
 dev_is "$SMCR_RXEA" "active 1 " || rc=1
 rdma link add "$SMCR_RXEB" type rxe netdev "$SMCR_NETB" || rc=1
-wait_until 10 dev_is "$SMCR_RXEB" "active 1 " || rc=1
+wait_until 10 dev_is "$SMCR_RXEB" "active 1 .* netdev 1:$SMCR_NETB" || rc=1
 [ $rc -eq 0 ] || ktap_diag "$(rdma link show 2>&1; cat "$DEVS")"
 ktap_result "a device removed and added at run time" $rc
 
