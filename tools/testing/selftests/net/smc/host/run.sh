@@ -10,7 +10,7 @@ set -u
 cd "$(dirname "$0")" || exit 1
 OUT=${OUT:-$PWD/out}
 FUZZ_TIME=${FUZZ_TIME:-15}
-targets=(proposal accept decline cdc)
+targets=(proposal accept decline cdc llc)
 nf=${#targets[@]}
 
 if ! make -s OUT="$OUT" all >"$OUT.build.log" 2>&1; then

@@ -9,6 +9,7 @@
 
 #include "smc_clc_wire.h"
 #include "smc_cdc_wire.h"
+#include "smc_llc_wire.h"
 
 #define FUZZ_ASSERT(cond) do {						\
 	if (!(cond)) {							\
@@ -94,6 +95,36 @@ static void fuzz_one(const u8 *buf, size_t size)
 	d.out_of_sync = d.peer_diagnosis == SMC_CLC_DECL_SYNCERR;
 	d.os_type = d.version == 1 ? 0 : SMC_CLC_OS_LINUX;
 	FUZZ_ASSERT(!memcmp(&d, &q, sizeof(q)));
+}
+#endif
+
+#ifdef FUZZ_LLC
+/* parse, rebuild, parse: the same view (the length aside) and bytes */
+static void fuzz_one(const u8 *buf, size_t size)
+{
+	static u8 out[SMC_LLC_MAX_LEN], out2[SMC_LLC_MAX_LEN];
+	static struct smc_llc_rkey rk[256];
+	struct smc_llc_msg m, q;
+	unsigned int i;
+	int len, len2;
+
+	if (smc_llc_parse(buf, size, &m))
+		return;
+	FUZZ_ASSERT(m.hdr.length >= SMC_LLC_MSG_LEN);
+	if (m.hdr.type == SMC_LLC_ADD_LINK && m.add_link.v2_ext) {
+		for (i = 0; i < m.add_link.rkey_cnt; i++)
+			FUZZ_ASSERT(!smc_llc_add_link_rkey(buf, size, &m, i,
+							   &rk[i]));
+		FUZZ_ASSERT(smc_llc_add_link_rkey(buf, size, &m, i, &rk[i]));
+	}
+	len = smc_llc_build(out, sizeof(out), &m, rk);
+	FUZZ_ASSERT(len >= SMC_LLC_MSG_LEN && len <= (int)sizeof(out));
+	FUZZ_ASSERT(!smc_llc_parse(out, len, &q));
+	FUZZ_ASSERT(q.hdr.length == len);
+	q.hdr.length = m.hdr.length;
+	FUZZ_ASSERT(!memcmp(&m, &q, sizeof(q)));
+	len2 = smc_llc_build(out2, sizeof(out2), &q, rk);
+	FUZZ_ASSERT(len2 == len && !memcmp(out, out2, len));
 }
 #endif
 

@@ -13,6 +13,7 @@
 
 #include "smc_clc_wire.h"
 #include "smc_cdc_wire.h"
+#include "smc_llc_wire.h"
 #include "smc_close_fsm.h"
 #include "smcr_cq_pick.h"
 #include "smc_pnetid.h"
@@ -1530,6 +1531,239 @@ static void test_pnetid(void)
 	CHECK(smc_pnetid_match("0123456789ABCDEF", "0123456789ABCDEFX"));
 }
 
+/* An LLC view of @type in encoding @version with @flags, all else zero */
+static void llc_init(struct smc_llc_msg *m, u8 type, u8 version, u8 flags)
+{
+	memset(m, 0, sizeof(*m));
+	m->hdr.type = type;
+	m->hdr.version = version;
+	m->hdr.flags = flags;
+}
+
+/* LLC: which headers a receiver takes, drops or refuses */
+static void test_llc_hdr(void)
+{
+	struct smc_llc_hdr h;
+	u8 b[64] = { 0 };
+
+	b[0] = SMC_LLC_TEST_LINK;
+	b[1] = 44;
+	CHECK_EQ(smc_llc_parse_hdr(b, 44, &h), 0);
+	CHECK_EQ(h.version, 1);
+	CHECK_EQ(h.length, 44);
+	CHECK_EQ(smc_llc_parse_hdr(b, 43, &h), -EPROTO);
+	b[1] = 45;
+	CHECK_EQ(smc_llc_parse_hdr(b, 64, &h), -EPROTO);
+	/* v2: the length in the sender's byte order, at least 44 */
+	b[0] = SMC_LLC_V2 | SMC_LLC_TEST_LINK;
+	smc_put_host16(b + 1, 44);
+	CHECK_EQ(smc_llc_parse_hdr(b, 44, &h), 0);
+	CHECK_EQ(h.version, 2);
+	smc_put_host16(b + 1, 43);
+	CHECK_EQ(smc_llc_parse_hdr(b, 64, &h), -EPROTO);
+	smc_put_host16(b + 1, 8000);
+	CHECK_EQ(smc_llc_parse_hdr(b, 64, &h), 0);
+	CHECK_EQ(h.length, 8000);
+	/* dropped: 0x05 in v1, 0x03 and 0x08 in v2, 0x23, 0x28, CDC */
+	b[1] = 44;
+	b[2] = 0;
+	b[0] = SMC_LLC_REQ_ADD_LINK;
+	CHECK_EQ(smc_llc_parse_hdr(b, 44, &h), -EOPNOTSUPP);
+	b[0] = SMC_LLC_V2 | SMC_LLC_REQ_ADD_LINK;
+	CHECK_EQ(smc_llc_parse_hdr(b, 44, &h), 0);
+	b[0] = 0x23;
+	CHECK_EQ(smc_llc_parse_hdr(b, 44, &h), -EOPNOTSUPP);
+	b[0] = 0x28;
+	CHECK_EQ(smc_llc_parse_hdr(b, 44, &h), -EOPNOTSUPP);
+	b[0] = 0x0a;
+	CHECK_EQ(smc_llc_parse_hdr(b, 44, &h), -EOPNOTSUPP);
+	b[0] = 0xFE;
+	CHECK_EQ(smc_llc_parse_hdr(b, 44, &h), -EOPNOTSUPP);
+}
+
+/* CONFIRM LINK, v2 encoding: every field at its offset */
+static void test_llc_confirm_link(void)
+{
+	struct smc_llc_msg m, q;
+	u8 b[SMC_LLC_MSG_LEN];
+	int i;
+
+	llc_init(&m, SMC_LLC_CONFIRM_LINK, 2,
+		 SMC_LLC_FLAG_RESP | SMC_LLC_FLAG_NO_RMBE_EYEC);
+	for (i = 0; i < 6; i++)
+		m.confirm_link.mac[i] = 0xa0 + i;
+	for (i = 0; i < 16; i++)
+		m.confirm_link.gid[i] = i;
+	m.confirm_link.qpn = 0x123456;
+	m.confirm_link.link_id = 1;
+	memcpy(m.confirm_link.link_uid, "\x01\x02\x03\x04", 4);
+	m.confirm_link.max_links = 3;
+	m.confirm_link.max_conns = 255;
+	CHECK_EQ(smc_llc_build(b, sizeof(b), &m, NULL), 44);
+	CHECK_EQ(b[0], 0x21);
+	CHECK_EQ(smc_get_host16(b + 1), 44);
+	CHECK_EQ(b[3], 0x83);
+	CHECK_EQ(b[4], 0xa0);
+	CHECK_EQ(b[9], 0xa5);
+	CHECK_EQ(b[10], 0);
+	CHECK_EQ(b[25], 15);
+	CHECK_EQ(b[26], 0x12);
+	CHECK_EQ(b[28], 0x56);
+	CHECK_EQ(b[29], 1);
+	CHECK_EQ(b[30], 1);
+	CHECK_EQ(b[33], 4);
+	CHECK_EQ(b[34], 3);
+	CHECK_EQ(b[35], 255);
+	for (i = 36; i < 44; i++)
+		CHECK_EQ(b[i], 0);
+	CHECK_EQ(smc_llc_parse(b, sizeof(b), &q), 0);
+	m.hdr.length = 44;
+	CHECK(!memcmp(&m, &q, sizeof(q)) || !"view differs");
+	corpus_add("llc", b, sizeof(b));
+	/* an output buffer too small */
+	CHECK_EQ(smc_llc_build(b, 43, &m, NULL), -EINVAL);
+}
+
+/* ADD LINK v2: the rkey triples after the extension */
+static void test_llc_add_link_v2(void)
+{
+	struct smc_llc_rkey rk[3] = {
+		{ 1, 2, 0x1000 }, { 3, 4, 0x2000 }, { 5, 6, 0xffff00000000 },
+	}, got;
+	struct smc_llc_msg m, q;
+	u8 b[256];
+	int len;
+
+	llc_init(&m, SMC_LLC_ADD_LINK, 2, 0);
+	m.add_link.qpn = 0xabcdef;
+	m.add_link.link_id = 2;
+	m.add_link.mtu = 3;
+	m.add_link.psn = 0x010203;
+	m.add_link.v2_ext = true;
+	m.add_link.direct = true;
+	m.add_link.target_gid[15] = 9;
+	m.add_link.rkey_cnt = 3;
+	len = smc_llc_build(b, sizeof(b), &m, rk);
+	CHECK_EQ(len, 72 + 3 * 16);
+	CHECK_EQ(b[0], 0x22);
+	CHECK_EQ(smc_get_host16(b + 1), len);
+	CHECK_EQ(smc_get_be24(b + 28), 0xabcdef);
+	CHECK_EQ(b[31], 2);
+	CHECK_EQ(b[32], 3);
+	CHECK_EQ(smc_get_be24(b + 33), 0x010203);
+	CHECK_EQ(b[44], 0x80);
+	CHECK_EQ(b[61], 9);
+	CHECK_EQ(smc_get_host16(b + 70), 3);
+	CHECK_EQ(smc_get_be32(b + 72 + 32), 5);
+	CHECK_EQ(smc_get_be64(b + 72 + 40), 0xffff00000000);
+	corpus_add("llc", b, len);
+	CHECK_EQ(smc_llc_parse(b, len, &q), 0);
+	m.hdr.length = len;
+	CHECK(!memcmp(&m, &q, sizeof(q)) || !"view differs");
+	CHECK_EQ(smc_llc_add_link_rkey(b, len, &q, 2, &got), 0);
+	CHECK_EQ(got.rkey_new, 6);
+	CHECK_EQ(smc_llc_add_link_rkey(b, len, &q, 3, &got), -EINVAL);
+	/* a count above what the length holds: only what is there */
+	smc_put_host16(b + 70, 200);
+	CHECK_EQ(smc_llc_parse(b, len, &q), 0);
+	CHECK_EQ(q.add_link.rkey_cnt, 3);
+	/* a received buffer cut short: fewer triples */
+	CHECK_EQ(smc_llc_parse(b, 100, &q), 0);
+	CHECK_EQ(q.add_link.rkey_cnt, 1);
+	/* triples without their array cannot be built */
+	CHECK_EQ(smc_llc_build(b, sizeof(b), &m, NULL), -EINVAL);
+	/* v1 ADD LINK reject: the reason in byte 2 */
+	llc_init(&m, SMC_LLC_ADD_LINK, 1,
+		 SMC_LLC_FLAG_RESP | SMC_LLC_FLAG_ADD_LINK_REJ);
+	m.hdr.rej_rsn = SMC_LLC_REJ_NO_ALT_PATH;
+	CHECK_EQ(smc_llc_build(b, sizeof(b), &m, NULL), 44);
+	CHECK_EQ(b[0], 0x02);
+	CHECK_EQ(b[1], 44);
+	CHECK_EQ(b[2], 1);
+	CHECK_EQ(b[3], 0xc0);
+	CHECK_EQ(smc_llc_parse(b, 44, &q), 0);
+	CHECK_EQ(q.hdr.rej_rsn, 1);
+}
+
+/* The other types, both encodings where they exist */
+static void test_llc_roundtrip(void)
+{
+	static const u8 types[] = {
+		SMC_LLC_ADD_LINK_CONT, SMC_LLC_DELETE_LINK,
+		SMC_LLC_REQ_ADD_LINK, SMC_LLC_CONFIRM_RKEY, SMC_LLC_TEST_LINK,
+		SMC_LLC_CONFIRM_RKEY_CONT, SMC_LLC_DELETE_RKEY,
+	};
+	struct smc_llc_msg m, q;
+	unsigned int t, v;
+	u8 b[128];
+	int len;
+
+	for (t = 0; t < ARRAY_SIZE(types); t++) {
+		for (v = 1; v <= 2; v++) {
+			llc_init(&m, types[t], v, SMC_LLC_FLAG_RESP);
+			switch (types[t]) {
+			case SMC_LLC_ADD_LINK_CONT:
+				m.add_link_cont.link_id = 2;
+				m.add_link_cont.num_rkeys = 3;
+				m.add_link_cont.rk[1].addr_new = 0x1122334455667788;
+				break;
+			case SMC_LLC_DELETE_LINK:
+				m.delete_link.link_id = 1;
+				m.delete_link.reason = SMC_LLC_DEL_PROT_VIOL;
+				break;
+			case SMC_LLC_REQ_ADD_LINK:
+				m.req_add_link.gid_cnt = 2;
+				m.req_add_link.gid[1][15] = 7;
+				break;
+			case SMC_LLC_CONFIRM_RKEY:
+				m.confirm_rkey.num_other = 2;
+				m.confirm_rkey.rkey = 0xdeadbeef;
+				m.confirm_rkey.addr = 0x100000;
+				m.confirm_rkey.other[1].link_id = 3;
+				m.confirm_rkey.other[1].rkey = 9;
+				m.confirm_rkey.other[1].addr = 0x200000;
+				break;
+			case SMC_LLC_DELETE_RKEY:
+				m.delete_rkey.count = 2;
+				m.delete_rkey.err_mask = 0x40;
+				m.delete_rkey.rkey[1] = 0x01020304;
+				break;
+			case SMC_LLC_TEST_LINK:
+				m.test_link.user_data[15] = 0x5a;
+				break;
+			}
+			len = smc_llc_build(b, sizeof(b), &m, NULL);
+			/* v1-only and v2-only types refuse the other */
+			if ((types[t] == SMC_LLC_REQ_ADD_LINK && v == 1) ||
+			    ((types[t] == SMC_LLC_ADD_LINK_CONT ||
+			      types[t] == SMC_LLC_CONFIRM_RKEY_CONT) && v == 2)) {
+				CHECK_EQ(len, -EINVAL);
+				continue;
+			}
+			CHECK(len >= 44);
+			corpus_add("llc", b, len);
+			CHECK_EQ(smc_llc_parse(b, len, &q), 0);
+			m.hdr.length = len;
+			CHECK(!memcmp(&m, &q, sizeof(q)) || !"view differs");
+		}
+	}
+	/* fixed offsets of a few fields */
+	llc_init(&m, SMC_LLC_DELETE_LINK, 1,
+		 SMC_LLC_FLAG_DEL_LINK_ALL | SMC_LLC_FLAG_DEL_LINK_ORDERLY);
+	m.delete_link.reason = SMC_LLC_DEL_PROG_INIT_TERM;
+	CHECK_EQ(smc_llc_build(b, sizeof(b), &m, NULL), 44);
+	CHECK_EQ(b[3], 0x60);
+	CHECK_EQ(smc_get_be32(b + 5), 0x00030000);
+	/* more than two GIDs in REQUEST ADD LINK */
+	b[0] = 0x25;
+	smc_put_host16(b + 1, 44);
+	b[24] = 3;
+	CHECK_EQ(smc_llc_parse(b, 44, &q), -EPROTO);
+	/* two GIDs need 60 bytes */
+	b[24] = 2;
+	CHECK_EQ(smc_llc_parse(b, 44, &q), -EPROTO);
+}
+
 static const struct test tests[] = {
 	{ "clc_hdr_valid", test_hdr_valid },
 	{ "clc_hdr_reject", test_hdr_reject },
@@ -1569,6 +1803,10 @@ static const struct test tests[] = {
 	{ "clc_frame_from_stream", test_clc_frame },
 	{ "smcr_cq_pick_least_used", test_cq_pick },
 	{ "pnetid_normalize_match", test_pnetid },
+	{ "llc_hdr", test_llc_hdr },
+	{ "llc_confirm_link_layout", test_llc_confirm_link },
+	{ "llc_add_link_v2_rkeys", test_llc_add_link_v2 },
+	{ "llc_roundtrip_types", test_llc_roundtrip },
 };
 
 int main(int argc, char **argv)
