@@ -169,6 +169,8 @@ static int smc_pnet_cmd_add(struct sk_buff *skb, struct genl_info *info)
 	if (!a[SMC_PNETID_NAME] ||
 	    smc_pnetid_normalize(nla_data(a[SMC_PNETID_NAME]), pnetid))
 		return -EINVAL;
+	if (a[SMC_PNETID_ETHNAME] && !*(char *)nla_data(a[SMC_PNETID_ETHNAME]))
+		return -EINVAL;
 	/* device ports belong to the initial namespace */
 	if (a[SMC_PNETID_IBNAME] && net_eq(net, &init_net)) {
 		char *name;

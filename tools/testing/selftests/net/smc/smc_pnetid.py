@@ -230,6 +230,8 @@ def main():
     want(pr, 'blank', p.add('   ', eth=netb), errno.EINVAL)
     want(pr, '17 chars', p.add('A' * 17, eth=netb), errno.EINVAL)
     want(pr, 'no name', p.add(None, eth=netb), errno.EINVAL)
+    want(pr, 'empty interface', p.add('NET2', eth=''), errno.EINVAL)
+    want(pr, 'empty device', p.add('NET2', ib='  '), errno.EINVAL)
     want(pr, 'same interface', p.add('NET2', eth=neta), errno.EEXIST)
     want(pr, 'nothing to add', p.add('NET2'), errno.EEXIST)
     want(pr, 'table', p.dump(), (0, [('NET1', neta, 'n/a', 255)]))
