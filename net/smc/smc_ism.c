@@ -76,12 +76,10 @@ int smcd_dev_pnet_set(const char *name, const char *pnetid)
 	list_for_each_entry(dev, &smcd_devices, list) {
 		if (strcmp(dev->name, name))
 			continue;
-		if (dev->pnetid[0] && !smc_pnetid_match(dev->pnetid, pnetid)) {
+		if (smc_pnetid_set(dev->pnetid, pnetid))
 			rc = -EEXIST;
-			continue;
-		}
-		strscpy(dev->pnetid, pnetid, sizeof(dev->pnetid));
-		n++;
+		else
+			n++;
 	}
 	mutex_unlock(&smcd_devices_lock);
 	return rc ?: n;
@@ -95,8 +93,7 @@ void smcd_dev_pnet_clear(const char *name, const char *pnetid)
 	list_for_each_entry(dev, &smcd_devices, list) {
 		if (name && strcmp(dev->name, name))
 			continue;
-		if (!pnetid || smc_pnetid_match(dev->pnetid, pnetid))
-			dev->pnetid[0] = 0;
+		smc_pnetid_clear(dev->pnetid, pnetid);
 	}
 	mutex_unlock(&smcd_devices_lock);
 }

@@ -113,10 +113,11 @@ struct smcd_dev *smcd_dev_find_by_chid(u16 chid);
 struct smcd_dev *smcd_dev_get_loopback(void);
 void smcd_dev_put(struct smcd_dev *dev);
 
-/* smc_loopback.c */
 int smcd_dev_pnet_set(const char *name, const char *pnetid);
 void smcd_dev_pnet_clear(const char *name, const char *pnetid);
 void smcd_dev_pnetid(struct smcd_dev *dev, char *pnetid);
+
+/* smc_loopback.c */
 int smc_loopback_init(struct dentry *debugfs);
 void smc_loopback_exit(void);
 

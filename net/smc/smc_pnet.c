@@ -88,13 +88,19 @@ void smc_pnet_lookup_dev(const char *name, const char *parent, u8 port,
 	list_for_each_entry(e, &sn->pnet_list, node) {
 		if (!e->ibname[0] || e->ibport != port)
 			continue;
-		if (!strcmp(e->ibname, name) ||
-		    (parent && !strcmp(e->ibname, parent))) {
+		if (smc_pnetid_dev_named(e->ibname, name, parent)) {
 			strscpy(pnetid, e->pnetid, SMC_PNETID_LEN + 1);
 			break;
 		}
 	}
 	mutex_unlock(&sn->pnet_lock);
+}
+
+/* Clear @pnetid (any for NULL) on the RDMA and SMC-D devices @name (all) */
+static void smc_pnet_clear_devs(const char *name, const char *pnetid)
+{
+	smcr_dev_pnet_clear(name, pnetid);
+	smcd_dev_pnet_clear(name, pnetid);
 }
 
 static struct smc_pnet_entry *smc_pnet_new(const char *pnetid)
@@ -145,8 +151,7 @@ static int smc_pnet_add_dev(struct smc_net *sn, const char *pnetid,
 	}
 	e = smc_pnet_new(pnetid);
 	if (!e) {
-		smcr_dev_pnet_clear(ibname, pnetid);
-		smcd_dev_pnet_clear(ibname, pnetid);
+		smc_pnet_clear_devs(ibname, pnetid);
 		return -ENOMEM;
 	}
 	strscpy(e->ibname, ibname, sizeof(e->ibname));
@@ -214,10 +219,8 @@ static int smc_pnet_cmd_del(struct sk_buff *skb, struct genl_info *info)
 	pnetid = nla_data(info->attrs[SMC_PNETID_NAME]);
 	mutex_lock(&sn->pnet_lock);
 	n = smc_pnet_remove(sn, pnetid);
-	if (net_eq(net, &init_net)) {
-		smcr_dev_pnet_clear(NULL, pnetid);
-		smcd_dev_pnet_clear(NULL, pnetid);
-	}
+	if (net_eq(net, &init_net))
+		smc_pnet_clear_devs(NULL, pnetid);
 	mutex_unlock(&sn->pnet_lock);
 	return n ? 0 : -ENOENT;
 }
@@ -229,10 +232,8 @@ static int smc_pnet_cmd_flush(struct sk_buff *skb, struct genl_info *info)
 
 	mutex_lock(&sn->pnet_lock);
 	smc_pnet_remove(sn, NULL);
-	if (net_eq(net, &init_net)) {
-		smcr_dev_pnet_clear(NULL, NULL);
-		smcd_dev_pnet_clear(NULL, NULL);
-	}
+	if (net_eq(net, &init_net))
+		smc_pnet_clear_devs(NULL, NULL);
 	mutex_unlock(&sn->pnet_lock);
 	return 0;
 }

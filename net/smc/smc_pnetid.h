@@ -62,4 +62,37 @@ static inline bool smc_pnetid_match(const char *a, const char *b)
 	return true;
 }
 
+/*
+ * Give a device port (or device) whose PNET ID is @cur the PNET ID
+ * @pnetid, unless it has another one already: 0, or -EEXIST.
+ */
+static inline int smc_pnetid_set(char *cur, const char *pnetid)
+{
+	int i;
+
+	if (cur[0] && !smc_pnetid_match(cur, pnetid))
+		return -EEXIST;
+	for (i = 0; i < SMC_PNETID_LEN && pnetid[i]; i++)
+		cur[i] = pnetid[i];
+	cur[i] = 0;
+	return 0;
+}
+
+/* Clear @cur if it is @pnetid, or whatever it is for a NULL @pnetid */
+static inline void smc_pnetid_clear(char *cur, const char *pnetid)
+{
+	if (!pnetid || smc_pnetid_match(cur, pnetid))
+		cur[0] = 0;
+}
+
+/*
+ * Does a table entry for device @entry name the RDMA device @name, or
+ * the one whose parent device (e.g. the PCI function) is @parent?
+ */
+static inline bool smc_pnetid_dev_named(const char *entry, const char *name,
+					const char *parent)
+{
+	return !strcmp(entry, name) || (parent && !strcmp(entry, parent));
+}
+
 #endif /* __SMC_PNETID_H */

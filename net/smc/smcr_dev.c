@@ -116,10 +116,16 @@ static void smcr_dev_event(struct ib_event_handler *handler,
 	}
 }
 
+/* The name of the parent device (e.g. the PCI function), or NULL */
+static const char *smcr_dev_parent_name(const struct ib_device *ibdev)
+{
+	return ibdev->dev.parent ? dev_name(ibdev->dev.parent) : NULL;
+}
+
 static int smcr_dev_add(struct ib_device *ibdev)
 {
 	struct smcr_dev *dev;
-	unsigned int n;
+	unsigned int n, p;
 
 	/* RoCE and InfiniBand adapters; iWARP has no SMC-R */
 	if (ibdev->node_type != RDMA_NODE_IB_CA)
@@ -136,11 +142,10 @@ static int smcr_dev_add(struct ib_device *ibdev)
 	INIT_WORK(&dev->port_work, smcr_dev_port_work);
 	smcr_dev_read_ports(dev);
 	/* entries made for this device before it came */
-	for (n = 0; n < SMCR_PNET_PORTS; n++)
+	for (p = 0; p < SMCR_PNET_PORTS; p++)
 		smc_pnet_lookup_dev(dev_name(&ibdev->dev),
-				    ibdev->dev.parent ?
-				    dev_name(ibdev->dev.parent) : NULL,
-				    n + 1, dev->pnetid[n]);
+				    smcr_dev_parent_name(ibdev), p + 1,
+				    dev->pnetid[p]);
 	INIT_IB_EVENT_HANDLER(&dev->events, ibdev, smcr_dev_event);
 	ib_register_event_handler(&dev->events);
 
@@ -164,13 +169,11 @@ static void smcr_dev_remove(struct ib_device *ibdev, void *client_data)
 	kfree(dev);
 }
 
-/* Is @dev called @name, or is its parent (e.g. the PCI function)? */
+/* Does the table entry for device @name mean @dev? */
 static bool smcr_dev_named(const struct smcr_dev *dev, const char *name)
 {
-	const struct device *parent = dev->ibdev->dev.parent;
-
-	return !strcmp(dev_name(&dev->ibdev->dev), name) ||
-	       (parent && !strcmp(dev_name(parent), name));
+	return smc_pnetid_dev_named(name, dev_name(&dev->ibdev->dev),
+				    smcr_dev_parent_name(dev->ibdev));
 }
 
 /*
@@ -181,21 +184,17 @@ int smcr_dev_pnet_set(const char *name, u8 port, const char *pnetid)
 {
 	struct smcr_dev *dev;
 	int rc = 0, n = 0;
-	char *cur;
 
 	mutex_lock(&smcr_devs_lock);
 	list_for_each_entry(dev, &smcr_devs, node) {
 		if (!smcr_dev_named(dev, name) ||
 		    !rdma_is_port_valid(dev->ibdev, port))
 			continue;
-		cur = dev->pnetid[port - 1];
 		spin_lock_bh(&dev->lock);
-		if (cur[0] && !smc_pnetid_match(cur, pnetid)) {
+		if (smc_pnetid_set(dev->pnetid[port - 1], pnetid))
 			rc = -EEXIST;
-		} else {
-			strscpy(cur, pnetid, SMC_PNETID_LEN + 1);
+		else
 			n++;
-		}
 		spin_unlock_bh(&dev->lock);
 	}
 	mutex_unlock(&smcr_devs_lock);
@@ -214,8 +213,7 @@ void smcr_dev_pnet_clear(const char *name, const char *pnetid)
 			continue;
 		spin_lock_bh(&dev->lock);
 		for (p = 0; p < SMCR_PNET_PORTS; p++)
-			if (!pnetid || smc_pnetid_match(dev->pnetid[p], pnetid))
-				dev->pnetid[p][0] = 0;
+			smc_pnetid_clear(dev->pnetid[p], pnetid);
 		spin_unlock_bh(&dev->lock);
 	}
 	mutex_unlock(&smcr_devs_lock);
@@ -231,26 +229,20 @@ static struct ib_client smcr_ib_client = {
 static int smcr_devs_show(struct seq_file *m, void *v)
 {
 	struct smcr_dev *dev;
-	unsigned long active;
 	unsigned int i;
-	bool fatal;
 
 	mutex_lock(&smcr_devs_lock);
 	list_for_each_entry(dev, &smcr_devs, node) {
 		spin_lock_bh(&dev->lock);
-		active = dev->ports_active;
-		fatal = dev->fatal;
-		spin_unlock_bh(&dev->lock);
 		seq_printf(m, "%s ports %u active", dev_name(&dev->ibdev->dev),
 			   rdma_end_port(dev->ibdev));
-		if (!active)
+		if (!dev->ports_active)
 			seq_puts(m, " -");
-		for_each_set_bit(i, &active, SMCR_MAX_PORTS)
+		for_each_set_bit(i, &dev->ports_active, SMCR_MAX_PORTS)
 			seq_printf(m, " %u", i + 1);
-		if (fatal)
+		if (dev->fatal)
 			seq_puts(m, " fatal");
 		seq_printf(m, " vectors %u qps", dev->ncqv);
-		spin_lock_bh(&dev->lock);
 		for (i = 0; i < dev->ncqv; i++)
 			seq_printf(m, " %u", dev->cqv[i].qps);
 		for (i = 0; i < SMCR_PNET_PORTS; i++)

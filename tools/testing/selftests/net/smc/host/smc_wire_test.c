@@ -1529,6 +1529,28 @@ static void test_pnetid(void)
 	CHECK(smc_pnetid_match("", ""));
 	/* only the first 16 bytes count */
 	CHECK(smc_pnetid_match("0123456789ABCDEF", "0123456789ABCDEFX"));
+
+	/* a port takes a PNET ID unless it has another */
+	out[0] = 0;
+	CHECK_EQ(smc_pnetid_set(out, "NET1"), 0);
+	CHECK(!strcmp(out, "NET1"));
+	CHECK_EQ(smc_pnetid_set(out, "NET1"), 0);
+	CHECK_EQ(smc_pnetid_set(out, "NET2"), -EEXIST);
+	CHECK(!strcmp(out, "NET1"));
+	smc_pnetid_clear(out, "NET2");
+	CHECK(!strcmp(out, "NET1"));
+	smc_pnetid_clear(out, "NET1");
+	CHECK_EQ(out[0], 0);
+	CHECK_EQ(smc_pnetid_set(out, "0123456789ABCDEF"), 0);
+	CHECK_EQ(strlen(out), SMC_PNETID_LEN);
+	smc_pnetid_clear(out, NULL);
+	CHECK_EQ(out[0], 0);
+
+	/* a device entry names the device or its parent */
+	CHECK(smc_pnetid_dev_named("rxe0", "rxe0", NULL));
+	CHECK(smc_pnetid_dev_named("0000:01:00.0", "mlx5_0", "0000:01:00.0"));
+	CHECK(!smc_pnetid_dev_named("rxe1", "rxe0", NULL));
+	CHECK(!smc_pnetid_dev_named("rxe1", "rxe0", "0000:01:00.0"));
 }
 
 /* An LLC view of @type in encoding @version with @flags, all else zero */
