@@ -262,3 +262,10 @@ reload_smc()
 	fi
 	echo 1 > /sys/module/smc/parameters/smcd
 }
+
+# mount_debugfs: /sys/kernel/debug, where the module shows device state
+mount_debugfs()
+{
+	mountpoint -q /sys/kernel/debug ||
+		mount -t debugfs debugfs /sys/kernel/debug
+}

@@ -250,7 +250,7 @@ test_dmbs_released()
 }
 
 base=$(smc_count)
-mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+mount_debugfs
 lo_base=$(lo_ism)
 setup_netns || ktap_skip_all "cannot set up the namespaces and the veth pair"
 ktap_header 7

@@ -12,13 +12,10 @@
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
 require_tools python3 rdma ip
 require_smc
-modinfo rdma_rxe >/dev/null 2>&1 || ktap_skip_all "no rdma_rxe module"
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+mount_debugfs
 [ -r /sys/kernel/debug/smc/rdma-devices ] ||
 	ktap_skip_all "no /sys/kernel/debug/smc/rdma-devices"
-setup_common
-topo_cleanup() { smcr_topo_down; cleanup; }
-trap topo_cleanup EXIT
+smcr_topo_setup
 
 smcr_topo_up || ktap_skip_all "the rxe test bed does not come up"
 export SMCR_NETA SMCR_NETB SMCR_RXEA SMCR_RXEB

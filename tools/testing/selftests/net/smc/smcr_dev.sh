@@ -16,12 +16,9 @@ DEVS=/sys/kernel/debug/smc/rdma-devices
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
 require_tools rdma ip sysctl
-modinfo rdma_rxe >/dev/null 2>&1 || ktap_skip_all "no rdma_rxe module"
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+mount_debugfs
 [ -r "$DEVS" ] || ktap_skip_all "no $DEVS"
-setup_common
-topo_cleanup() { smcr_topo_down; cleanup; }
-trap topo_cleanup EXIT
+smcr_topo_setup
 
 ktap_header 5
 
@@ -93,7 +90,7 @@ if [ -z "$SMC_MODULE_DIR" ] || [ ! -f "$SMC_MODULE_DIR/smc.ko" ]; then
 else
 	rc=0
 	reload_smc "" || rc=1
-	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	mount_debugfs
 	for dev in "$SMCR_RXEA" "$SMCR_RXEB"; do
 		wait_until 10 dev_is "$dev" "active 1 vectors $cpus " || rc=1
 	done

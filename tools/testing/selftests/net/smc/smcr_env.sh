@@ -12,10 +12,7 @@
 
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
 require_tools rdma ibv_rc_pingpong ip sysctl
-modinfo rdma_rxe >/dev/null 2>&1 || ktap_skip_all "no rdma_rxe module"
-setup_common
-topo_cleanup() { smcr_topo_down; cleanup; }
-trap topo_cleanup EXIT
+smcr_topo_setup
 
 ktap_header 4
 

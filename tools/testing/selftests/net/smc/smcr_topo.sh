@@ -34,6 +34,21 @@ SMCR_LOCAL_PREF=100
 smcr_topo_state=""
 smcr_rp_filter_all=""
 
+# smcr_topo_setup: for a test on the bed, after lib.sh: skip without
+# rdma_rxe, else the temporary directory and a teardown at exit
+smcr_topo_setup()
+{
+	modinfo rdma_rxe >/dev/null 2>&1 || ktap_skip_all "no rdma_rxe module"
+	setup_common
+	trap smcr_topo_cleanup EXIT
+}
+
+smcr_topo_cleanup()
+{
+	smcr_topo_down
+	cleanup
+}
+
 smcr_sysctl()
 {
 	sysctl -qw "$1=$2" >/dev/null
