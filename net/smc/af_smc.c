@@ -23,6 +23,7 @@
 #include "smc.h"
 #include "smc_ism.h"
 #include "smcr_dev.h"
+#include "smcr_link.h"
 
 struct workqueue_struct *smc_hs_wq;
 /* /sys/kernel/debug/smc: device state for debugging and the tests */
@@ -36,6 +37,9 @@ MODULE_PARM_DESC(smcd_loopback,
 module_param_named(smcd, smc_smcd_enabled, bool, 0644);
 MODULE_PARM_DESC(smcd,
 		 "negotiate SMC-D over loopback-ism (default: yes)");
+module_param_named(smcr, smc_smcr_enabled, bool, 0644);
+MODULE_PARM_DESC(smcr,
+		 "negotiate SMC-R over RoCE devices (default: yes)");
 
 static void smc_set_keepalive(struct sock *sk, int val)
 {
@@ -196,7 +200,7 @@ static int smc_release(struct socket *sock)
 
 	lock_sock(sk);
 	smc_fallback_undo_redirect(smc);
-	smcd_conn_close(smc);
+	smc_conn_close(smc);
 	sk->sk_state = SMC_CLOSED;
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
 	sock_orphan(sk);
@@ -295,9 +299,12 @@ static int __init smc_init(void)
 			goto out_pnet;
 	}
 
-	rc = smcr_dev_init(smc_debugfs);
+	rc = smcr_lgr_init();
 	if (rc)
 		goto out_lo;
+	rc = smcr_dev_init(smc_debugfs);
+	if (rc)
+		goto out_lgr;
 
 	rc = -ENOMEM;
 	smc_hs_wq = alloc_workqueue("smc_hs_wq", 0, 0);
@@ -328,6 +335,8 @@ out_wq:
 	destroy_workqueue(smc_hs_wq);
 out_smcr:
 	smcr_dev_exit();
+out_lgr:
+	smcr_lgr_exit();
 out_lo:
 	smc_loopback_exit();
 out_pnet:
@@ -353,6 +362,7 @@ static void __exit smc_exit(void)
 	proto_unregister(&smc_proto);
 	/* lingering link groups hold the device */
 	smcd_lgr_exit();
+	smcr_lgr_exit();
 	smcr_dev_exit();
 	smc_loopback_exit();
 	debugfs_remove(smc_debugfs);

@@ -33,6 +33,7 @@
 #include "smc_close_fsm.h"
 #include "smc_compat.h"
 #include "smc_ism.h"
+#include "smcr_dev.h"
 
 /* socket(AF_SMC, SOCK_STREAM, proto): the family of the internal socket */
 #define SMCPROTO_SMC		0	/* internal socket is AF_INET */
@@ -73,33 +74,63 @@ struct smcd_dev;
 struct smcd_dmb;
 struct smcd_lgr;
 
+struct smcr_buf;
+struct smcr_lgr;
+struct smcr_link;
+struct smcr_slot;
+
 /*
- * An SMC-D connection over a no-copy device: the peer writes into our
- * DMB (rmb); we write into the peer's DMB, attached as our send buffer.
+ * The data state of a connection over SMC-D or SMC-R.  The peer writes
+ * into our receive ring (rx_data: the data part of our DMB, or our
+ * RMB); we write into tx_data, the data part of the peer's DMB
+ * (SMC-D no-copy) or our send buffer, from which RDMA writes copy each
+ * byte to the same offset of the peer's RMB (SMC-R; the two have the
+ * same size).
  */
-struct smcd_conn {
-	struct smcd_dev		*dev;
-	struct smcd_lgr		*lgr;
+struct smc_conn {
 	u32			alert_token;	/* ours, in lgr */
-	/* copies for sock_diag, which must not touch the DMBs */
+	/* copies for sock_diag, which must not touch the buffers */
 	u32			lgr_id;
 	u32			rmb_len;
 	u32			peer_len;
+	u8			*rx_data;	/* our ring, rmb_ring bytes */
+	u8			*tx_data;	/* send ring, tx_ring bytes */
+	u32			rmb_ring;	/* data ring of rmb */
+	u32			tx_ring;	/* data ring of peer */
+
+	/* SMC-D */
+	struct smcd_dev		*dev;
+	struct smcd_lgr		*lgr;
 	u64			rmb_token;
 	u64			peer_token;
 	struct smcd_gid		peer_gid;
 	struct smcd_dmb		*rmb;		/* ours, written by the peer */
 	struct smcd_dmb		*peer;		/* the peer's, attached */
-	u32			rmb_ring;	/* data ring of rmb */
-	u32			tx_ring;	/* data ring of peer */
 
-	/* orders the header writes into the peer's DMB */
+	/* SMC-R */
+	struct smcr_lgr		*rlgr;		/* holds a reference */
+	struct smcr_link	*link;		/* the lgr's, in use */
+	struct smcr_buf		*rmb_buf;	/* our RMB */
+	struct smcr_buf		*snd_buf;	/* our send buffer */
+	struct smcr_slot	*tx_slot;	/* reserved for the next CDC */
+	u64			peer_rmb_addr;
+	u32			peer_rkey;
+	u32			peer_alert;	/* peer's token, in our CDCs */
+	/* released by the application before the peer was done writing */
+	bool			orphan;		/* under rx_lock */
+	bool			release_queued;	/* under rx_lock */
+	struct work_struct	release_work;
+	u16			cdc_tx_seq;	/* last CDC sequence sent */
+	u16			cdc_rx_seq;	/* last CDC sequence taken */
+	bool			cdc_rx_seq_valid;
+
+	/* orders the messages to the peer */
 	spinlock_t		tx_lock;
 	struct smc_cursor	tx_prod;	/* next byte we produce */
 	struct smc_cursor	tx_prod_sent;	/* last one the peer got */
 	u8			tx_prod_flags;
 	u8			tx_conn_flags;	/* sticky close flags */
-	/* SMCD_TX_NOSPACE: a writer found the peer's ring full */
+	/* SMC_TX_NOSPACE: a writer found the peer's ring full */
 	unsigned long		tx_flags;
 
 	/* local reading position: smc sock lock, written under rx_lock */
@@ -107,9 +138,9 @@ struct smcd_conn {
 	struct smc_cursor	rx_cons_sent;	/* last one the peer got */
 
 	/*
-	 * what the peer last wrote into our DMB header (doorbell).  Writers
-	 * take rx_lock and bump rx_seq (smcd_rx_write_lock()); the hot
-	 * readers (send, receive, poll) only retry on rx_seq.
+	 * what the peer last told us (DMB header or CDC).  Writers take
+	 * rx_lock and bump rx_seq (smc_rx_write_lock()); the hot readers
+	 * (send, receive, poll) only retry on rx_seq.
 	 */
 	spinlock_t		rx_lock;
 	seqcount_spinlock_t	rx_seq;
@@ -124,7 +155,7 @@ struct smcd_conn {
 	 * header repeating the announcement is not a new urgent byte).
 	 */
 	struct smc_close_fsm	fsm;		/* mirrored in sk_state */
-	u8			urg_state;	/* enum smcd_urg_state */
+	u8			urg_state;	/* enum smc_urg_state */
 	u8			urg_byte;
 	struct smc_cursor	urg_pos;
 	struct smc_cursor	urg_prod;
@@ -132,21 +163,29 @@ struct smcd_conn {
 	bool			urg_hole_set;
 };
 
+/* What a DMB header or a CDC message tells about the peer */
+struct smc_cdc_view {
+	struct smc_cursor	prod;
+	struct smc_cursor	cons;
+	u8			prod_flags;
+	u8			conn_state_flags;
+};
+
 /* What TCP calls urg_data: none, valid (not read by MSG_OOB), read */
-enum smcd_urg_state {
-	SMCD_URG_NONE,
-	SMCD_URG_VALID,
-	SMCD_URG_READ,
+enum smc_urg_state {
+	SMC_URG_NONE,
+	SMC_URG_VALID,
+	SMC_URG_READ,
 };
 
 /* Change the receive state of @c: rx_lock, and rx_seq for lockless readers */
-static inline void smcd_rx_write_lock(struct smcd_conn *c)
+static inline void smc_rx_write_lock(struct smc_conn *c)
 {
 	spin_lock_bh(&c->rx_lock);
 	write_seqcount_begin(&c->rx_seq);
 }
 
-static inline void smcd_rx_write_unlock(struct smcd_conn *c)
+static inline void smc_rx_write_unlock(struct smc_conn *c)
 {
 	write_seqcount_end(&c->rx_seq);
 	spin_unlock_bh(&c->rx_lock);
@@ -154,7 +193,7 @@ static inline void smcd_rx_write_unlock(struct smcd_conn *c)
 
 /* Bits of smcd_conn.tx_flags */
 enum {
-	SMCD_TX_NOSPACE,	/* wake writers when the peer frees room */
+	SMC_TX_NOSPACE,	/* wake writers when the peer frees room */
 };
 
 /* State a listening socket keeps for connections on their way to accept() */
@@ -195,7 +234,7 @@ struct smc_sock {
 	struct list_head	accept_node;	/* in parent's accept_q */
 	struct work_struct	handshake_work;	/* child's handshake */
 
-	struct smcd_conn	smcd;		/* path SMC_PATH_SMCD */
+	struct smc_conn		conn;		/* paths SMCD and SMCR */
 
 	/* options stored for later use */
 	bool			limit_hs;	/* SOL_SMC SMC_LIMIT_HS */
@@ -205,6 +244,12 @@ struct smc_sock {
 static inline struct smc_sock *smc_sk(const struct sock *sk)
 {
 	return (struct smc_sock *)sk;
+}
+
+/* true once the data goes over SMC-D or SMC-R */
+static inline bool smc_on_smc(const struct smc_sock *smc)
+{
+	return READ_ONCE(smc->path) != SMC_PATH_TCP;
 }
 
 /* true while every call on the socket is served by the TCP socket */
@@ -304,14 +349,60 @@ void smc_clc_release_acks(struct sock *clcsk, bool flush);
 int smc_clc_send(struct smc_sock *smc, const u8 *buf, int len);
 int smc_clc_recv(struct smc_sock *smc, u8 expected, u8 *buf, int buflen,
 		 struct smc_clc_hdr *hdr);
+int smc_clc_recv_timeout(struct smc_sock *smc, u8 expected, u8 *buf,
+			 int buflen, struct smc_clc_hdr *hdr, long timeo);
 int smc_clc_send_decline(struct smc_sock *smc, u32 reason, u8 version);
+
+/* The state of one CLC handshake; too large for the stack */
+struct smc_hs {
+	struct smc_clc_proposal	p;
+	struct smc_clc_accept	a;
+	u8			buf[SMC_CLC_PROPOSAL_MAX_LEN];
+	struct smcd_dev		*smcd;		/* SMC-D offered / chosen */
+	bool			smcr;		/* SMC-R offered */
+	struct smcr_gid_info	gi;		/* our GID for SMC-R */
+};
+
+/* smc_handshake.c */
+void smc_hs_hostname(u8 *name);
+void smc_hs_decline(struct smc_sock *smc, u32 reason, u8 version);
+void smc_hs_late_decline(struct smc_sock *smc, u32 reason, u8 version);
+int smc_hs_peer_declined(struct smc_sock *smc, const u8 *buf, int len);
+int smc_connect_handshake(struct smc_sock *smc);
+int smc_listen_handshake(struct smc_sock *child);
 
 /* smcd_conn.c: SMC-D handshake and connection life */
 extern bool smc_smcd_enabled;
 
-int smcd_connect_handshake(struct smc_sock *smc);
-int smcd_listen_handshake(struct smc_sock *child);
-void smcd_conn_close(struct smc_sock *smc);
+int smcd_connect_accept(struct smc_sock *smc, struct smc_hs *hs);
+u32 smcd_listen_check(const struct smc_clc_proposal *p,
+		      struct smcd_dev **devp);
+int smcd_listen_accept(struct smc_sock *child, struct smc_hs *hs);
+void smcd_conn_teardown(struct smc_sock *smc);
+void smcd_tx_write(struct smc_conn *c);
+
+/* smcr_conn.c: SMC-R handshake and connection life */
+extern bool smc_smcr_enabled;
+
+/*
+ * Do we announce SMC in the TCP handshake?  Only with something to
+ * offer or accept: loopback-ism, or an RDMA device for SMC-R.
+ */
+static inline bool smc_syn_smc(void)
+{
+	return READ_ONCE(smc_smcd_enabled) ||
+	       (READ_ONCE(smc_smcr_enabled) && smcr_devs_present());
+}
+
+int smcr_connect_offer(struct smc_sock *smc, struct smc_hs *hs);
+int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs);
+u32 smcr_listen_check(struct smc_sock *child, struct smc_hs *hs);
+int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs);
+void smcr_conn_teardown(struct smc_sock *smc);
+void smcr_conn_release(struct smc_sock *smc);
+void smcr_conn_peer_done(struct smc_sock *smc);
+int smcr_tx_prepare(struct smc_sock *smc);
+void smcr_tx_write(struct smc_sock *smc);
 
 /* smcd_lgr.c: SMC-D link groups */
 #define SMCD_LGR_CLIENT		0	/* values of smc_diag_lgrinfo.role */
@@ -322,18 +413,48 @@ int smcd_lgr_join(struct smc_sock *smc, const struct smcd_gid *peer,
 void smcd_lgr_leave(struct smc_sock *smc);
 void smcd_lgr_exit(void);
 
-/* smcd_data.c */
-int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len);
-int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
-		 int flags);
-__poll_t smcd_poll(struct smc_sock *smc);
-int smcd_shutdown(struct smc_sock *smc, int how);
-int smcd_ioctl(struct smc_sock *smc, unsigned int cmd, unsigned long arg);
-ssize_t smcd_splice_read(struct smc_sock *smc, struct pipe_inode_info *pipe,
-			 size_t len, bool nonblock);
-void smcd_send_header(struct smc_sock *smc);
-void smcd_tx_flush(struct smc_sock *smc);
-void smcd_send_conn_flags(struct smc_sock *smc, u8 flags);
+/* smc_data.c: data calls of a connection over SMC-D or SMC-R */
+void smc_conn_init(struct smc_conn *c);
+void smc_conn_start(struct smc_sock *smc, enum smc_path path);
+void smc_conn_close(struct smc_sock *smc);
+void smc_conn_rx_cdc(struct smc_sock *smc, const struct smc_cdc_view *in);
+int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len);
+int smc_conn_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
+		     int flags);
+__poll_t smc_conn_poll(struct smc_sock *smc);
+int smc_conn_shutdown(struct smc_sock *smc, int how);
+int smc_conn_ioctl(struct smc_sock *smc, unsigned int cmd,
+		   unsigned long arg);
+ssize_t smc_conn_splice_read(struct smc_sock *smc,
+			     struct pipe_inode_info *pipe, size_t len,
+			     bool nonblock);
+void smc_tx_publish(struct smc_sock *smc);
+void smc_tx_flush(struct smc_sock *smc);
+void smc_send_conn_flags(struct smc_sock *smc, u8 flags);
+
+/*
+ * The transport's part of publishing our cursors: reserve what the
+ * message needs (may sleep), write it (tx_lock held), ring the
+ * doorbell (after tx_lock).
+ */
+static inline int smc_tx_prepare(struct smc_sock *smc)
+{
+	return smc->conn.link ? smcr_tx_prepare(smc) : 0;
+}
+
+static inline void smc_tx_write(struct smc_sock *smc)
+{
+	if (smc->conn.link)
+		smcr_tx_write(smc);
+	else
+		smcd_tx_write(&smc->conn);
+}
+
+static inline void smc_tx_done(struct smc_sock *smc)
+{
+	if (!smc->conn.link)
+		smcd_dmb_signal(smc->conn.peer);
+}
 
 /* smc_netns.c */
 struct smc_net {
@@ -353,6 +474,8 @@ void smc_pnet_net_init(struct smc_net *sn);
 void smc_pnet_net_exit(struct smc_net *sn);
 void smc_pnet_lookup_dev(const char *name, const char *parent, u8 port,
 			 char *pnetid);
+void smc_pnet_lookup_netdev(struct net *net, const char *ifname,
+			    char *pnetid);
 int smc_pnet_init(void);
 void smc_pnet_exit(void);
 

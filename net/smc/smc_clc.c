@@ -78,15 +78,14 @@ static int smc_clc_recv_actor(read_descriptor_t *desc, struct sk_buff *skb,
  * Receive one message of type @expected, or a Decline, into @buf.
  * A longer message is consumed in full, the bytes beyond @buflen
  * dropped.  Returns the message length or a negative error; waits at
- * most SMC_CLC_WAIT_TIME.  One pass under the socket lock takes the
- * message straight from TCP's receive queue.
+ * most @timeo.  One pass under the socket lock takes the message
+ * straight from TCP's receive queue.
  */
-int smc_clc_recv(struct smc_sock *smc, u8 expected, u8 *buf, int buflen,
-		 struct smc_clc_hdr *hdr)
+int smc_clc_recv_timeout(struct smc_sock *smc, u8 expected, u8 *buf,
+			 int buflen, struct smc_clc_hdr *hdr, long timeo)
 {
 	struct socket *clcsock = smc->clcsock;
 	struct sock *clcsk = clcsock->sk;
-	long timeo = SMC_CLC_WAIT_TIME;
 	struct smc_clc_frame f;
 	read_descriptor_t desc;
 	int rc;
@@ -127,6 +126,13 @@ int smc_clc_recv(struct smc_sock *smc, u8 expected, u8 *buf, int buflen,
 	if (rc >= 0)
 		*hdr = f.hdr;
 	return rc;
+}
+
+int smc_clc_recv(struct smc_sock *smc, u8 expected, u8 *buf, int buflen,
+		 struct smc_clc_hdr *hdr)
+{
+	return smc_clc_recv_timeout(smc, expected, buf, buflen, hdr,
+				    SMC_CLC_WAIT_TIME);
 }
 
 /* @version: the peer's, as far as we know it (1 or 2) */

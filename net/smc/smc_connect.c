@@ -33,7 +33,7 @@ static int smc_connect_established(struct smc_sock *smc)
 	if (!tcp_sk(smc_clcsk(smc))->syn_smc)
 		smc_switch_to_fallback(smc, SMC_CLC_DECL_PEERNOSMC);
 	else
-		rc = smcd_connect_handshake(smc);
+		rc = smc_connect_handshake(smc);
 	/* on failure the FIN takes a held ACK along */
 	if (!rc)
 		smc_clc_release_acks(smc_clcsk(smc), smc->use_fallback);
@@ -111,7 +111,7 @@ int smc_connect(struct socket *sock, struct sockaddr *addr, int alen,
 	}
 
 	smc_copy_sock_settings_to_clc(smc);
-	tcp_sk(clcsock->sk)->syn_smc = READ_ONCE(smc_smcd_enabled);
+	tcp_sk(clcsock->sk)->syn_smc = smc_syn_smc();
 	if (tcp_sk(clcsock->sk)->syn_smc)
 		smc_clc_hold_acks(clcsock->sk);
 

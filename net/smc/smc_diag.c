@@ -71,7 +71,7 @@ static void smc_diag_curs(struct smc_diag_cursor *d,
 static int smc_diag_smcd(struct sk_buff *skb, struct smc_sock *smc,
 			 u8 ext)
 {
-	struct smcd_conn *c = &smc->smcd;
+	struct smc_conn *c = &smc->conn;
 	struct smc_diag_conninfo ci = {};
 	struct smcd_diag_dmbinfo di = {};
 	struct smcd_dev *dev;

@@ -43,7 +43,7 @@ static void smc_child_abort(struct smc_sock *child)
 	/* an SMC-D connection aborts too, and gives back its buffers */
 	sock_set_flag(sk, SOCK_LINGER);
 	sk->sk_lingertime = 0;
-	smcd_conn_close(child);
+	smc_conn_close(child);
 	sk->sk_state = SMC_CLOSED;
 	clcsk = smc_clcsk(child);
 	if (clcsk) {
@@ -173,7 +173,7 @@ void smc_handshake_work(struct work_struct *work)
 	if (!tcp_sk(smc_clcsk(child))->syn_smc)
 		smc_switch_to_fallback(child, SMC_CLC_DECL_PEERNOSMC);
 	else
-		rc = smcd_listen_handshake(child);
+		rc = smc_listen_handshake(child);
 	if (rc)
 		sk->sk_state = SMC_CLOSED;
 	else if (sk->sk_state == SMC_INIT)
@@ -226,7 +226,7 @@ int smc_listen(struct socket *sock, int backlog)
 	INIT_WORK(&li->tcp_accept_work, smc_tcp_accept_work);
 
 	smc_copy_sock_settings_to_clc(smc);
-	tcp_sk(smc->clcsock->sk)->syn_smc = READ_ONCE(smc_smcd_enabled);
+	tcp_sk(smc->clcsock->sk)->syn_smc = smc_syn_smc();
 	rc = kernel_listen(smc->clcsock, backlog);
 	if (rc) {
 		kfree(li);

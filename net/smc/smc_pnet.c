@@ -96,6 +96,27 @@ void smc_pnet_lookup_dev(const char *name, const char *parent, u8 port,
 	mutex_unlock(&sn->pnet_lock);
 }
 
+/*
+ * The PNET ID the table of @net gives the interface called @ifname:
+ * copied into @pnetid, or an empty string.
+ */
+void smc_pnet_lookup_netdev(struct net *net, const char *ifname,
+			    char *pnetid)
+{
+	struct smc_net *sn = smc_net(net);
+	struct smc_pnet_entry *e;
+
+	pnetid[0] = 0;
+	mutex_lock(&sn->pnet_lock);
+	list_for_each_entry(e, &sn->pnet_list, node) {
+		if (e->ethname[0] && !strcmp(e->ethname, ifname)) {
+			strscpy(pnetid, e->pnetid, SMC_PNETID_LEN + 1);
+			break;
+		}
+	}
+	mutex_unlock(&sn->pnet_lock);
+}
+
 /* Clear @pnetid (any for NULL) on the RDMA and SMC-D devices @name (all) */
 static void smc_pnet_clear_devs(const char *name, const char *pnetid)
 {

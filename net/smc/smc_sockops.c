@@ -51,8 +51,8 @@ __poll_t smc_poll(struct file *file, struct socket *sock, poll_table *wait)
 	/* neither readable nor writable before the transport is known */
 	if (READ_ONCE(smc->connect_pending))
 		return 0;
-	if (READ_ONCE(smc->path) == SMC_PATH_SMCD)
-		return smcd_poll(smc);
+	if (smc_on_smc(smc))
+		return smc_conn_poll(smc);
 
 	clcsock = smc->clcsock;
 	if (!clcsock)
@@ -70,8 +70,8 @@ int smc_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 
 	if (!clcsock)
 		return -EBADF;
-	if (READ_ONCE(smc->path) == SMC_PATH_SMCD)
-		return smcd_ioctl(smc, cmd, arg);
+	if (smc_on_smc(smc))
+		return smc_conn_ioctl(smc, cmd, arg);
 	return clcsock->ops->ioctl(clcsock, cmd, arg);
 }
 
@@ -101,8 +101,8 @@ int smc_shutdown(struct socket *sock, int how)
 	 * During a background connect TCP aborts the connect at once;
 	 * connect_work then sees TCP closed and the socket stays TCP.
 	 */
-	if (READ_ONCE(smc->path) == SMC_PATH_SMCD)
-		return smcd_shutdown(smc, how);
+	if (smc_on_smc(smc))
+		return smc_conn_shutdown(smc, how);
 	return clcsock->ops->shutdown(clcsock, how);
 }
 
@@ -128,8 +128,8 @@ int smc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 						   MSG_DONTWAIT));
 	if (rc)
 		return rc;
-	if (READ_ONCE(smc->path) == SMC_PATH_SMCD)
-		return smcd_sendmsg(smc, msg, len);
+	if (smc_on_smc(smc))
+		return smc_conn_sendmsg(smc, msg, len);
 	clcsock = smc->clcsock;
 	if (!clcsock)
 		return -EPIPE;
@@ -147,8 +147,8 @@ int smc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 						   flags & MSG_DONTWAIT));
 	if (rc)
 		return rc;
-	if (READ_ONCE(smc->path) == SMC_PATH_SMCD)
-		return smcd_recvmsg(smc, msg, len, flags);
+	if (smc_on_smc(smc))
+		return smc_conn_recvmsg(smc, msg, len, flags);
 	clcsock = smc->clcsock;
 	if (!clcsock)
 		return -ENOTCONN;
@@ -170,8 +170,8 @@ ssize_t smc_splice_read(struct socket *sock, loff_t *ppos,
 	rc = smc_wait_connected(smc, sock_rcvtimeo(&smc->sk, nonblock));
 	if (rc)
 		return rc;
-	if (READ_ONCE(smc->path) == SMC_PATH_SMCD)
-		return smcd_splice_read(smc, pipe, len, nonblock);
+	if (smc_on_smc(smc))
+		return smc_conn_splice_read(smc, pipe, len, nonblock);
 	clcsock = smc->clcsock;
 	if (!clcsock || !sock->file)
 		return -ENOTCONN;

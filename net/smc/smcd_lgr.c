@@ -129,7 +129,7 @@ static struct smcd_lgr *smcd_lgr_create(struct smcd_dev *dev,
 int smcd_lgr_join(struct smc_sock *smc, const struct smcd_gid *peer,
 		  u8 role, bool create, bool *first)
 {
-	struct smcd_conn *c = &smc->smcd;
+	struct smc_conn *c = &smc->conn;
 	struct smcd_lgr *lgr = NULL, *l;
 	int token;
 
@@ -176,7 +176,7 @@ int smcd_lgr_join(struct smc_sock *smc, const struct smcd_gid *peer,
 /* The connection is gone: the last one lets its link group linger */
 void smcd_lgr_leave(struct smc_sock *smc)
 {
-	struct smcd_conn *c = &smc->smcd;
+	struct smc_conn *c = &smc->conn;
 	struct smcd_lgr *lgr = c->lgr;
 
 	if (!lgr)

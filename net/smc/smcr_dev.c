@@ -19,15 +19,20 @@
 #include <linux/netdevice.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "smc.h"
+#include "smcr_cq_pick.h"
 #include "smcr_dev.h"
+#include "smcr_link.h"
+#include "smcr_srq.h"
 
 static struct ib_client smcr_ib_client;
 static LIST_HEAD(smcr_devs);
 static DEFINE_MUTEX(smcr_devs_lock);	/* smcr_devs */
+static atomic_t smcr_ndevs;		/* devices on smcr_devs */
 static struct dentry *smcr_debugfs;
 
 /*
@@ -64,7 +69,7 @@ static void smcr_dev_read_ports(struct smcr_dev *dev)
 	char names[SMCR_PNET_PORTS][IFNAMSIZ] = {};
 	int ifindex[SMCR_PNET_PORTS] = {};
 	struct ib_device *ibdev = dev->ibdev;
-	unsigned long active = 0;
+	unsigned long active = 0, lost;
 	struct ib_port_attr attr;
 	u32 p;
 
@@ -81,10 +86,14 @@ static void smcr_dev_read_ports(struct smcr_dev *dev)
 							    names[p - 1]);
 	}
 	spin_lock_bh(&dev->lock);
+	lost = dev->ports_active & ~active;
 	dev->ports_active = active;
 	memcpy(dev->ndev_ifindex, ifindex, sizeof(ifindex));
 	memcpy(dev->ndev_name, names, sizeof(names));
 	spin_unlock_bh(&dev->lock);
+	/* the links on a port that went down fail now, not at a timeout */
+	for_each_set_bit(p, &lost, SMCR_MAX_PORTS)
+		smcr_lgrs_port_down(dev, p + 1);
 }
 
 static void smcr_dev_port_work(struct work_struct *work)
@@ -132,12 +141,14 @@ static int smcr_dev_add(struct ib_device *ibdev)
 		return -EOPNOTSUPP;
 
 	n = clamp_t(unsigned int, ibdev->num_comp_vectors, 1,
-		    num_online_cpus());
+		    min_t(unsigned int, num_online_cpus(), SMCR_MAX_VECS));
 	dev = kzalloc(struct_size(dev, cqv, n), GFP_KERNEL);
 	if (!dev)
 		return -ENOMEM;
 	dev->ibdev = ibdev;
 	dev->ncqv = n;
+	refcount_set(&dev->refs, 1);
+	mutex_init(&dev->setup_lock);
 	spin_lock_init(&dev->lock);
 	INIT_WORK(&dev->port_work, smcr_dev_port_work);
 	smcr_dev_read_ports(dev);
@@ -151,22 +162,205 @@ static int smcr_dev_add(struct ib_device *ibdev)
 
 	mutex_lock(&smcr_devs_lock);
 	list_add_tail(&dev->node, &smcr_devs);
+	atomic_inc(&smcr_ndevs);
 	mutex_unlock(&smcr_devs_lock);
 	ib_set_client_data(ibdev, &smcr_ib_client, dev);
 	return 0;
 }
 
+void smcr_dev_put(struct smcr_dev *dev)
+{
+	if (dev && refcount_dec_and_test(&dev->refs))
+		kfree(dev);
+}
+
+/*
+ * The device goes away: its link groups are ended, which destroys
+ * every QP on it and gives their CQs back to the pool (the core frees
+ * the pool right after us).  Connections may hold their links a while
+ * longer; the links then hold the struct, not the device.
+ */
 static void smcr_dev_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct smcr_dev *dev = client_data;
+	unsigned int i;
 
 	mutex_lock(&smcr_devs_lock);
 	list_del(&dev->node);
+	atomic_dec(&smcr_ndevs);
 	mutex_unlock(&smcr_devs_lock);
 	/* no event after this, then no port work either */
 	ib_unregister_event_handler(&dev->events);
 	cancel_work_sync(&dev->port_work);
-	kfree(dev);
+
+	mutex_lock(&dev->setup_lock);
+	dev->gone = true;
+	mutex_unlock(&dev->setup_lock);
+	smcr_lgrs_dev_gone(dev);
+
+	mutex_lock(&dev->setup_lock);
+	for (i = 0; i < dev->ncqv; i++) {
+		smcr_srq_destroy(dev->cqv[i].srq);
+		dev->cqv[i].srq = NULL;
+	}
+	if (dev->pd)
+		ib_dealloc_pd(dev->pd);
+	dev->pd = NULL;
+	mutex_unlock(&dev->setup_lock);
+	smcr_dev_put(dev);
+}
+
+/*
+ * A new link's QP goes to the least-used vector of @dev; the first on
+ * a vector makes the device's PD and the vector's SRQ.
+ */
+int smcr_dev_bind(struct smcr_dev *dev, unsigned int *vec,
+		  struct ib_srq **srq)
+{
+	unsigned int bound[SMCR_MAX_VECS], i, v;
+	struct smcr_srq *s;
+	int rc = 0;
+
+	mutex_lock(&dev->setup_lock);
+	if (dev->gone) {
+		rc = -ENODEV;
+		goto out;
+	}
+	if (!dev->pd) {
+		dev->pd = ib_alloc_pd(dev->ibdev, 0);
+		if (IS_ERR(dev->pd)) {
+			rc = PTR_ERR(dev->pd);
+			dev->pd = NULL;
+			goto out;
+		}
+	}
+	spin_lock_bh(&dev->lock);
+	for (i = 0; i < dev->ncqv; i++)
+		bound[i] = dev->cqv[i].qps;
+	spin_unlock_bh(&dev->lock);
+	v = smcr_cq_pick(bound, dev->ncqv);
+	if (!dev->cqv[v].srq) {
+		s = smcr_srq_create(dev->ibdev, dev->pd);
+		if (IS_ERR(s)) {
+			rc = PTR_ERR(s);
+			goto out;
+		}
+		dev->cqv[v].srq = s;
+	}
+	spin_lock_bh(&dev->lock);
+	dev->cqv[v].qps++;
+	spin_unlock_bh(&dev->lock);
+	*vec = v;
+	*srq = smcr_srq_ib(dev->cqv[v].srq);
+out:
+	mutex_unlock(&dev->setup_lock);
+	return rc;
+}
+
+void smcr_dev_unbind(struct smcr_dev *dev, unsigned int vec)
+{
+	spin_lock_bh(&dev->lock);
+	if (!WARN_ON_ONCE(!dev->cqv[vec].qps))
+		dev->cqv[vec].qps--;
+	spin_unlock_bh(&dev->lock);
+}
+
+/* Is the port's PNET ID (if any) compatible with @pnetid (if any)? */
+static bool smcr_dev_pnet_ok(struct smcr_dev *dev, u32 port,
+			     const char *pnetid)
+{
+	if (!pnetid || !pnetid[0] || port > SMCR_PNET_PORTS ||
+	    !dev->pnetid[port - 1][0])
+		return true;
+	return !strncmp(dev->pnetid[port - 1], pnetid, SMC_PNETID_LEN);
+}
+
+/* Look for the RoCEv2 GID ::ffff:@addr on an active port of @dev */
+static int smcr_dev_find_gid(struct smcr_dev *dev, __be32 addr,
+			     const char *pnetid, struct smcr_gid_info *gi)
+{
+	struct ib_device *ibdev = dev->ibdev;
+	const struct ib_gid_attr *ga;
+	struct ib_port_attr attr;
+	struct in6_addr want;
+	u32 p;
+	int i;
+
+	ipv6_addr_set_v4mapped(addr, &want);
+	rdma_for_each_port(ibdev, p) {
+		if (p > SMCR_MAX_PORTS || !rdma_protocol_roce(ibdev, p) ||
+		    !test_bit(p - 1, &dev->ports_active) ||
+		    !smcr_dev_pnet_ok(dev, p, pnetid) ||
+		    ib_query_port(ibdev, p, &attr) ||
+		    attr.state != IB_PORT_ACTIVE)
+			continue;
+		for (i = 0; i < attr.gid_tbl_len; i++) {
+			ga = rdma_get_gid_attr(ibdev, p, i);
+			if (IS_ERR(ga))
+				continue;
+			if (ga->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP ||
+			    memcmp(&ga->gid, &want, sizeof(want)) ||
+			    rdma_read_gid_l2_fields(ga, NULL, gi->mac)) {
+				rdma_put_gid_attr(ga);
+				continue;
+			}
+			gi->port = p;
+			gi->sgid_index = ga->index;
+			memcpy(gi->gid, &ga->gid, sizeof(gi->gid));
+			gi->mtu = attr.active_mtu;
+			rdma_put_gid_attr(ga);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/*
+ * The RDMA device, port and GID for a connection from the local IPv4
+ * address @addr: a RoCEv2 GID of that address on an active port whose
+ * PNET ID, if it has one, is the interface's (@pnetid, may be NULL).
+ * On success gi->dev holds a reference.
+ */
+int smcr_dev_find_v4(__be32 addr, const char *pnetid,
+		     struct smcr_gid_info *gi)
+{
+	struct smcr_dev *dev;
+	int rc = -ENODEV;
+
+	mutex_lock(&smcr_devs_lock);
+	list_for_each_entry(dev, &smcr_devs, node) {
+		if (dev->fatal || dev->gone)
+			continue;
+		if (!smcr_dev_find_gid(dev, addr, pnetid, gi)) {
+			refcount_inc(&dev->refs);
+			gi->dev = dev;
+			rc = 0;
+			break;
+		}
+	}
+	mutex_unlock(&smcr_devs_lock);
+	return rc;
+}
+
+/* Is @gid (an IPv4-mapped RoCEv2 GID) one of this host's? */
+bool smcr_dev_gid_local(const u8 *gid)
+{
+	struct smcr_gid_info gi;
+	struct in6_addr a;
+
+	memcpy(&a, gid, sizeof(a));
+	if (!ipv6_addr_v4mapped(&a))
+		return false;
+	if (smcr_dev_find_v4(a.s6_addr32[3], NULL, &gi))
+		return false;
+	smcr_dev_put(gi.dev);
+	return true;
+}
+
+/* Is there any RDMA device at all?  Lock-free, for every connect */
+bool smcr_devs_present(void)
+{
+	return atomic_read(&smcr_ndevs) > 0;
 }
 
 /* Does the table entry for device @name mean @dev? */

@@ -15,6 +15,8 @@
 
 #include <linux/if.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
@@ -25,16 +27,25 @@ struct dentry;
 
 /* Port numbers we track; RoCE adapters have one or two */
 #define SMCR_MAX_PORTS		BITS_PER_LONG
+/* Completion vectors we use at most */
+#define SMCR_MAX_VECS		64
 /* Ports that can have a PNET ID (as upstream: 1 and 2) */
 #define SMCR_PNET_PORTS		2
 
+struct smcr_srq;
+
 struct smcr_cq_vec {
 	unsigned int		qps;		/* links' QPs bound here */
+	struct smcr_srq		*srq;		/* made for the first QP */
 };
 
 struct smcr_dev {
 	struct ib_device	*ibdev;
 	struct list_head	node;		/* in smcr_devs */
+	refcount_t		refs;		/* the list and links */
+	struct mutex		setup_lock;	/* pd, srq of each vector */
+	struct ib_pd		*pd;		/* made for the first link */
+	bool			gone;		/* remove() runs */
 	struct ib_event_handler	events;
 	struct work_struct	port_work;	/* reads the port states */
 	spinlock_t		lock;		/* the fields below */
@@ -49,7 +60,25 @@ struct smcr_dev {
 	struct smcr_cq_vec	cqv[];
 };
 
+/* A RoCEv2 GID of ours, as a link uses it */
+struct smcr_gid_info {
+	struct smcr_dev		*dev;		/* holds a reference */
+	u8			port;
+	int			sgid_index;
+	u8			gid[16];
+	u8			mac[6];
+	enum ib_mtu		mtu;		/* the port's active MTU */
+};
+
 int smcr_dev_init(struct dentry *debugfs);
+int smcr_dev_find_v4(__be32 addr, const char *pnetid,
+		     struct smcr_gid_info *gi);
+bool smcr_dev_gid_local(const u8 *gid);
+int smcr_dev_bind(struct smcr_dev *dev, unsigned int *vec,
+		  struct ib_srq **srq);
+void smcr_dev_unbind(struct smcr_dev *dev, unsigned int vec);
+void smcr_dev_put(struct smcr_dev *dev);
+bool smcr_devs_present(void);
 void smcr_dev_exit(void);
 int smcr_dev_pnet_set(const char *name, u8 port, const char *pnetid);
 void smcr_dev_pnet_clear(const char *name, const char *pnetid);

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shared Memory Communications: moving data over SMC-D (no copy).
+ * Shared Memory Communications: moving data over an SMC connection.
  *
- * sendmsg copies the application's bytes straight into the peer's
- * ring (its DMB, attached as our send buffer), then publishes the new
- * producer cursor in the header of the peer's DMB and rings its
- * doorbell.  recvmsg copies from our own DMB and, when the protocol's
- * consumer-update rule says so, publishes its consumer cursor the same
- * way.  Header writes are ordered by the connection's tx_lock; the
- * doorbell is rung after it is dropped.
+ * The socket calls of a connection that runs over SMC-D or SMC-R.
+ * Both transports look the same from here: sendmsg copies the
+ * application's bytes into a send ring (the peer's DMB itself on SMC-D
+ * no-copy, our send buffer on SMC-R, sized like the peer's RMB so
+ * that offsets match), then publishes the new producer cursor: a
+ * header written into the peer's DMB, or RDMA writes chained with a
+ * CDC message.  recvmsg copies from our own buffer and, when the
+ * protocol's consumer-update rule says so, publishes its consumer
+ * cursor the same way.  Messages are ordered by the connection's
+ * tx_lock; an SMC-D doorbell is rung after it is dropped.  The
+ * transport's receive handler feeds the peer's cursors in through
+ * smc_conn_rx_cdc().
  */
 
 #include <linux/bvec.h>
@@ -25,73 +30,223 @@
 #include "smc.h"
 #include "smc_ism.h"
 
-static void *smcd_ring(struct smcd_dmb *dmb)
+/*
+ * A CDC with urgent-present and new data announces the byte before its
+ * producer cursor; repeats of the same announcement are ignored.
+ * rx_lock held.
+ */
+static bool smc_rx_urgent(struct smc_sock *smc, const struct smc_cdc_view *h)
 {
-	return dmb->cpu_addr + SMCD_DMB_HDR_LEN;
+	struct smc_conn *c = &smc->conn;
+
+	if (!(h->prod_flags & SMC_CDC_PF_URG_PRESENT) ||
+	    smc_curs_equal(&h->prod, &c->urg_prod))
+		return false;
+	/*
+	 * A reader that stopped at the old mark never gets the old urgent
+	 * byte as normal data (TCP steps over it here too); elsewhere in
+	 * the stream it becomes normal data.
+	 */
+	if (c->urg_state != SMC_URG_NONE &&
+	    !sock_flag(&smc->sk, SOCK_URGINLINE) &&
+	    smc_curs_equal(&c->rx_cons, &c->urg_pos)) {
+		c->urg_hole = c->urg_pos;
+		c->urg_hole_set = true;
+	}
+	c->urg_prod = h->prod;
+	c->urg_pos = h->prod;
+	smc_curs_prev(c->rmb_ring, &c->urg_pos);
+	/* the byte was written before the message that announces it */
+	smp_rmb();
+	c->urg_byte = READ_ONCE(*(u8 *)(c->rx_data + c->urg_pos.count));
+	c->urg_state = SMC_URG_VALID;
+	return true;
 }
 
-/* Write our cursors and flags into the peer's DMB header; tx_lock held */
-static void smcd_write_header(struct smcd_conn *c, struct smcd_dmb *peer)
+/*
+ * Cursors that point outside the rings: the peer is broken.  (Readers
+ * never take more than a ring's worth, whatever the distance.)
+ */
+static bool smc_rx_cdc_bad(const struct smc_conn *c,
+			   const struct smc_cdc_view *h)
 {
-	struct smcd_cdc_hdr h = {};
-
-	h.prod = c->tx_prod;
-	h.cons = c->rx_cons;
-	h.prod_flags = c->tx_prod_flags;
-	h.conn_state_flags = c->tx_conn_flags;
-	/* the data (and our reads) before the cursors that announce them */
-	smp_wmb();
-	WRITE_ONCE(*(u64 *)(peer->cpu_addr + SMCD_CDC_PROD_OFF),
-		   smcd_cdc_pack_prod(&h));
-	WRITE_ONCE(*(u64 *)(peer->cpu_addr + SMCD_CDC_CONS_OFF),
-		   smcd_cdc_pack_cons(&h));
-	c->rx_cons_sent = h.cons;
-	c->tx_prod_sent = h.prod;
+	return h->prod.count >= c->rmb_ring ||
+	       (c->tx_ring && h->cons.count >= c->tx_ring);
 }
 
-/* Publish our cursors and flags in the peer's DMB, ring its doorbell */
-void smcd_send_header(struct smc_sock *smc)
+/*
+ * The peer freed room in its ring.  Only a writer that found it full
+ * (sendmsg, or poll without EPOLLOUT) waits for that: everyone else is
+ * spared a wake-up per message, as TCP spares them with SOCK_NOSPACE.
+ * The bit is set before the writer looks at the room again, and the
+ * room is published under rx_lock before we test it.
+ */
+static void smc_wake_writers(struct smc_sock *smc)
 {
-	struct smcd_conn *c = &smc->smcd;
-	struct smcd_dmb *peer = c->peer;
+	if (test_and_clear_bit(SMC_TX_NOSPACE, &smc->conn.tx_flags))
+		smc->sk.sk_write_space(&smc->sk);
+}
 
-	if (!peer)
+/*
+ * The peer's cursors and flags arrived (SMC-D doorbell or SMC-R CDC):
+ * take them in and wake who can make progress.  Softirq or process
+ * context.
+ */
+void smc_conn_rx_cdc(struct smc_sock *smc, const struct smc_cdc_view *in)
+{
+	bool urgent = false, abort = false, data = false, space = false;
+	struct smc_conn *c = &smc->conn;
+	struct sock *sk = &smc->sk;
+	struct smc_cdc_view h = *in;
+	u8 news;
+
+	smc_rx_write_lock(c);
+	if (smc_rx_cdc_bad(c, &h)) {
+		/* take nothing from it, treat it as an abort */
+		h.conn_state_flags = SMC_CDC_CS_ABORT;
+	} else {
+		data = !smc_curs_equal(&h.prod, &c->peer_prod);
+		urgent = data && smc_rx_urgent(smc, &h);
+		space = !smc_curs_equal(&h.cons, &c->peer_cons);
+		c->peer_prod = h.prod;
+		c->peer_cons = h.cons;
+		c->peer_prod_flags = h.prod_flags;
+	}
+	/* the flags are sticky: only new ones move the close state */
+	news = h.conn_state_flags & ~c->peer_conn_flags;
+	if (news) {
+		smc_fsm_peer(&c->fsm, news, false);
+		WRITE_ONCE(sk->sk_state, c->fsm.state);
+		/*
+		 * The error before the flag is visible, so that a reader
+		 * finding the abort finds the error too; reported once:
+		 * a reader that consumed it sees end of stream next.
+		 */
+		if (news & SMC_CDC_CS_ABORT) {
+			WRITE_ONCE(sk->sk_err, ECONNRESET);
+			abort = true;
+		}
+		c->peer_conn_flags |= news;
+	}
+	smc_rx_write_unlock(c);
+
+	if (abort)
+		sk_error_report(sk);
+	if (urgent)
+		sk_send_sigurg(sk);
+	/*
+	 * Wake only who can make progress: readers for new data, writers
+	 * that found no room for freed space, everyone for a change of
+	 * the connection's state.
+	 */
+	if (news)
+		sk->sk_state_change(sk);
+	else if (data || urgent)
+		sk->sk_data_ready(sk);
+	if (space && !news)
+		smc_wake_writers(smc);
+}
+
+/* The transport-neutral state of a new connection */
+void smc_conn_init(struct smc_conn *c)
+{
+	spin_lock_init(&c->tx_lock);
+	spin_lock_init(&c->rx_lock);
+	seqcount_spinlock_init(&c->rx_seq, &c->rx_lock);
+	c->fsm.state = SMC_FSM_INIT;
+}
+
+/* The handshake succeeded: data goes over @path from now on */
+void smc_conn_start(struct smc_sock *smc, enum smc_path path)
+{
+	struct smc_conn *c = &smc->conn;
+
+	/* the peer may have closed already, right after its Confirm */
+	smc_rx_write_lock(c);
+	if (c->fsm.state == SMC_FSM_INIT)
+		c->fsm.state = SMC_FSM_ACTIVE;
+	WRITE_ONCE(smc->sk.sk_state, c->fsm.state);
+	smc_rx_write_unlock(c);
+	WRITE_ONCE(smc->path, path);
+}
+
+/*
+ * Release of a socket that had an SMC connection: tell the peer, then
+ * let the transport free the buffers.  As TCP sends a reset, we abort
+ * when we leave data unread or the application asked for it with
+ * SO_LINGER {1, 0}.
+ */
+void smc_conn_close(struct smc_sock *smc)
+{
+	struct smc_conn *c = &smc->conn;
+	struct sock *sk = &smc->sk;
+	bool abort;
+	u8 send;
+
+	if (!c->dev && !c->rlgr)
+		return;
+	if (c->tx_data) {
+		abort = sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime;
+		smc_rx_write_lock(c);
+		if (smc_curs_diff(c->rmb_ring, &c->rx_cons, &c->peer_prod))
+			abort = true;
+		send = smc_fsm_close(&c->fsm, abort);
+		smc_rx_write_unlock(c);
+		smc_send_conn_flags(smc, send);
+	}
+	if (c->rlgr)
+		smcr_conn_release(smc);
+	else
+		smcd_conn_teardown(smc);
+}
+
+/*
+ * Tell the peer our cursors and flags.  The transport may first have to
+ * reserve a send slot (SMC-R), which may sleep; the message itself is
+ * built and posted under tx_lock, so that messages go out in the order
+ * of the cursors they carry.
+ */
+void smc_tx_publish(struct smc_sock *smc)
+{
+	struct smc_conn *c = &smc->conn;
+
+	if (!c->tx_data || smc_tx_prepare(smc))
 		return;
 	spin_lock_bh(&c->tx_lock);
-	smcd_write_header(c, peer);
+	smc_tx_write(smc);
 	spin_unlock_bh(&c->tx_lock);
-	smcd_dmb_signal(peer);
+	smc_tx_done(smc);
 }
 
 /* Add connection-state flags @flags (sticky) and tell the peer */
-void smcd_send_conn_flags(struct smc_sock *smc, u8 flags)
+void smc_send_conn_flags(struct smc_sock *smc, u8 flags)
 {
-	struct smcd_conn *c = &smc->smcd;
+	struct smc_conn *c = &smc->conn;
 
 	if (!flags)
 		return;
 	spin_lock_bh(&c->tx_lock);
 	c->tx_conn_flags |= flags;
 	spin_unlock_bh(&c->tx_lock);
-	smcd_send_header(smc);
+	smc_tx_publish(smc);
 }
 
 /* Publish data held back by corking */
-void smcd_tx_flush(struct smc_sock *smc)
+void smc_tx_flush(struct smc_sock *smc)
 {
-	struct smcd_conn *c = &smc->smcd;
+	struct smc_conn *c = &smc->conn;
 	bool held;
 
 	spin_lock_bh(&c->tx_lock);
 	held = !smc_curs_equal(&c->tx_prod, &c->tx_prod_sent);
 	spin_unlock_bh(&c->tx_lock);
 	if (held)
-		smcd_send_header(smc);
+		smc_tx_publish(smc);
 }
 
 /* One cursor of the receive state (@src in @c), read without rx_lock */
-static struct smc_cursor smcd_rx_curs(struct smcd_conn *c,
-				      const struct smc_cursor *src)
+static struct smc_cursor smc_rx_curs(struct smc_conn *c,
+				     const struct smc_cursor *src)
 {
 	struct smc_cursor curs;
 	unsigned int seq;
@@ -104,9 +259,9 @@ static struct smc_cursor smcd_rx_curs(struct smcd_conn *c,
 }
 
 /* Bytes we may still write into the peer's ring */
-static u32 smcd_tx_space(struct smcd_conn *c)
+static u32 smc_tx_space(struct smc_conn *c)
 {
-	struct smc_cursor cons = smcd_rx_curs(c, &c->peer_cons);
+	struct smc_cursor cons = smc_rx_curs(c, &c->peer_cons);
 
 	return smc_curs_free(c->tx_ring, &cons, &c->tx_prod);
 }
@@ -116,32 +271,32 @@ static u32 smcd_tx_space(struct smcd_conn *c)
  * caller looks at the room again after this (the barrier orders the
  * bit before that look), so room freed in between is never missed.
  */
-static void smcd_tx_want_space(struct smcd_conn *c)
+static void smc_tx_want_space(struct smc_conn *c)
 {
-	set_bit(SMCD_TX_NOSPACE, &c->tx_flags);
+	set_bit(SMC_TX_NOSPACE, &c->tx_flags);
 	/* pairs with the full barrier of the handler's test_and_clear */
 	smp_mb__after_atomic();
 }
 
 /* poll: room, or a wake-up asked for when room comes */
-static bool smcd_tx_writable(struct smcd_conn *c)
+static bool smc_tx_writable(struct smc_conn *c)
 {
-	if (smcd_tx_space(c))
+	if (smc_tx_space(c))
 		return true;
-	smcd_tx_want_space(c);
-	return smcd_tx_space(c);
+	smc_tx_want_space(c);
+	return smc_tx_space(c);
 }
 
 /* Bytes the peer produced that are not read yet, from @cons on */
-static u32 smcd_rx_avail(struct smcd_conn *c, const struct smc_cursor *cons)
+static u32 smc_rx_avail(struct smc_conn *c, const struct smc_cursor *cons)
 {
-	struct smc_cursor prod = smcd_rx_curs(c, &c->peer_prod);
+	struct smc_cursor prod = smc_rx_curs(c, &c->peer_prod);
 
 	return min(smc_curs_diff(c->rmb_ring, cons, &prod), c->rmb_ring);
 }
 
 /* What a reader at @cons sees: bytes, and the distance to the mark */
-struct smcd_rx_view {
+struct smc_rx_view {
 	u32	avail;
 	u32	to_mark;	/* U32_MAX: no urgent byte ahead */
 	u8	urg_state;
@@ -149,8 +304,8 @@ struct smcd_rx_view {
 	bool	at_hole;	/* the reader is at a replaced urgent byte */
 };
 
-static void smcd_rx_look(struct smcd_conn *c, const struct smc_cursor *cons,
-			 struct smcd_rx_view *v)
+static void smc_rx_look(struct smc_conn *c, const struct smc_cursor *cons,
+			struct smc_rx_view *v)
 {
 	struct smc_cursor prod;
 	unsigned int seq;
@@ -163,14 +318,14 @@ static void smcd_rx_look(struct smcd_conn *c, const struct smc_cursor *cons,
 			     smc_curs_equal(cons, &c->urg_hole);
 		v->urg_state = c->urg_state;
 		/* while urgent state exists, rx_cons is not past the mark */
-		v->to_mark = c->urg_state == SMCD_URG_NONE ? U32_MAX :
+		v->to_mark = c->urg_state == SMC_URG_NONE ? U32_MAX :
 			     smc_curs_diff(c->rmb_ring, cons, &c->urg_pos);
 	} while (read_seqcount_retry(&c->rx_seq, seq));
 	v->avail = min(smc_curs_diff(c->rmb_ring, cons, &prod), c->rmb_ring);
 }
 
 /* Normal data ahead of @v's reader: an urgent byte read apart is none */
-static u32 smcd_rx_normal(struct sock *sk, const struct smcd_rx_view *v)
+static u32 smc_rx_normal(struct sock *sk, const struct smc_rx_view *v)
 {
 	if (v->to_mark < v->avail && !sock_flag(sk, SOCK_URGINLINE))
 		return v->avail - 1;
@@ -181,35 +336,35 @@ static u32 smcd_rx_normal(struct sock *sk, const struct smcd_rx_view *v)
  * SO_RCVLOWAT as TCP applies it, but never more than the ring holds:
  * the peer cannot produce more than that before we read.
  */
-static int smcd_rcv_target(struct sock *sk, struct smcd_conn *c,
-			   bool waitall, size_t len)
+static int smc_rcv_target(struct sock *sk, struct smc_conn *c,
+			  bool waitall, size_t len)
 {
 	return min_t(int, sock_rcvlowat(sk, waitall, len), c->rmb_ring);
 }
 
-static u8 smcd_peer_flags(struct smcd_conn *c)
+static u8 smc_peer_flags(struct smc_conn *c)
 {
 	return READ_ONCE(c->peer_conn_flags);
 }
 
 /* The peer will write nothing more */
-static bool smcd_peer_done(struct smcd_conn *c)
+static bool smc_peer_done(struct smc_conn *c)
 {
-	return smcd_peer_flags(c) & (SMC_CDC_CS_DONE_WRITING |
+	return smc_peer_flags(c) & (SMC_CDC_CS_DONE_WRITING |
 				     SMC_CDC_CS_CLOSED | SMC_CDC_CS_ABORT);
 }
 
 /* The peer reads nothing more */
-static bool smcd_peer_gone(struct smcd_conn *c)
+static bool smc_peer_gone(struct smc_conn *c)
 {
-	return smcd_peer_flags(c) & (SMC_CDC_CS_CLOSED | SMC_CDC_CS_ABORT);
+	return smc_peer_flags(c) & (SMC_CDC_CS_CLOSED | SMC_CDC_CS_ABORT);
 }
 
-static int smcd_copy_in(struct smcd_conn *c, struct msghdr *msg, u32 n)
+static int smc_copy_in(struct smc_conn *c, struct msghdr *msg, u32 n)
 {
 	u32 off = c->tx_prod.count;
 	u32 first = min(n, c->tx_ring - off);
-	void *ring = smcd_ring(c->peer);
+	void *ring = c->tx_data;
 
 	if (copy_from_iter(ring + off, first, &msg->msg_iter) != first)
 		return -EFAULT;
@@ -226,7 +381,7 @@ static int smcd_copy_in(struct smcd_conn *c, struct msghdr *msg, u32 n)
  * the next push; the receiver knows a repeat by its producer cursor.
  * tx_lock held.
  */
-static void smcd_tx_flags(struct smcd_conn *c, bool more, bool oob)
+static void smc_tx_flags(struct smc_conn *c, bool more, bool oob)
 {
 	u8 f = c->tx_prod_flags & ~(SMC_CDC_PF_WRITE_BLOCKED |
 				    SMC_CDC_PF_URG_PENDING |
@@ -247,8 +402,8 @@ static void smcd_tx_flags(struct smcd_conn *c, bool more, bool oob)
  * doorbell is synchronous, so no earlier header is ever "in flight"
  * to wait for.
  */
-static bool smcd_tx_corked(struct smc_sock *smc, const struct msghdr *msg,
-			   u32 room)
+static bool smc_tx_corked(struct smc_sock *smc, const struct msghdr *msg,
+			  u32 room)
 {
 	struct sock *clcsk = smc_clcsk(smc);
 
@@ -261,10 +416,10 @@ static bool smcd_tx_corked(struct smc_sock *smc, const struct msghdr *msg,
 	return room > 0;
 }
 
-int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
+int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
-	struct smcd_conn *c = &smc->smcd;
+	struct smc_conn *c = &smc->conn;
 	bool waiting = false, more, publish;
 	struct sock *sk = &smc->sk;
 	size_t copied = 0;
@@ -279,17 +434,17 @@ int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 			rc = sock_error(sk);
 			break;
 		}
-		if ((sk->sk_shutdown & SEND_SHUTDOWN) || smcd_peer_gone(c) ||
-		    !c->peer) {
+		if ((sk->sk_shutdown & SEND_SHUTDOWN) || smc_peer_gone(c) ||
+		    !c->tx_data) {
 			rc = -EPIPE;
 			break;
 		}
-		space = smcd_tx_space(c);
+		space = smc_tx_space(c);
 		if (!space) {
 			/* the peer must see what was held back, or never read */
-			smcd_tx_flush(smc);
+			smc_tx_flush(smc);
 			c->tx_prod_flags |= SMC_CDC_PF_WRITE_BLOCKED;
-			smcd_tx_want_space(c);
+			smc_tx_want_space(c);
 			rc = smc_may_sleep(timeo);
 			if (rc)
 				break;
@@ -298,28 +453,34 @@ int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 				add_wait_queue(sk_sleep(sk), &wait);
 				waiting = true;
 			}
-			sk_wait_event(sk, &timeo, smcd_tx_space(c) ||
+			sk_wait_event(sk, &timeo, smc_tx_space(c) ||
 				      READ_ONCE(sk->sk_err) ||
-				      smcd_peer_gone(c), &wait);
+				      smc_peer_gone(c), &wait);
 			continue;
 		}
 		n = min_t(size_t, space, len - copied);
-		rc = smcd_copy_in(c, msg, n);
+		rc = smc_copy_in(c, msg, n);
 		if (rc)
 			break;
 		more = n < len - copied;
 		copied += n;
 		/* the room seen before the copy: the peer only adds to it */
-		publish = more || !smcd_tx_corked(smc, msg, space - n);
-		/* cursor, flags and header in one go, the doorbell after */
+		publish = more || !smc_tx_corked(smc, msg, space - n);
+		/* a transport that cannot send any more has failed us */
+		rc = publish ? smc_tx_prepare(smc) : 0;
+		if (rc) {
+			copied -= n;
+			break;
+		}
+		/* cursor, flags and message in one go, the doorbell after */
 		spin_lock_bh(&c->tx_lock);
 		smc_curs_add(c->tx_ring, &c->tx_prod, n);
-		smcd_tx_flags(c, more, msg->msg_flags & MSG_OOB);
+		smc_tx_flags(c, more, msg->msg_flags & MSG_OOB);
 		if (publish)
-			smcd_write_header(c, c->peer);
+			smc_tx_write(smc);
 		spin_unlock_bh(&c->tx_lock);
 		if (publish)
-			smcd_dmb_signal(c->peer);
+			smc_tx_done(smc);
 	}
 	if (waiting)
 		remove_wait_queue(sk_sleep(sk), &wait);
@@ -332,12 +493,12 @@ int smcd_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 	return rc;
 }
 
-static int smcd_copy_out(struct smcd_conn *c, struct msghdr *msg,
-			 const struct smc_cursor *cons, u32 n)
+static int smc_copy_out(struct smc_conn *c, struct msghdr *msg,
+			const struct smc_cursor *cons, u32 n)
 {
 	u32 off = cons->count;
 	u32 first = min(n, c->rmb_ring - off);
-	void *ring = smcd_ring(c->rmb);
+	void *ring = c->rx_data;
 
 	if (copy_to_iter(ring + off, first, &msg->msg_iter) != first)
 		return -EFAULT;
@@ -355,61 +516,61 @@ static int smcd_copy_out(struct smcd_conn *c, struct msghdr *msg,
  * about the room (the protocol's consumer-update rule; an urgent byte
  * or a hole passed forces it).
  */
-static void smcd_rx_consumed(struct smc_sock *smc,
-			     const struct smc_cursor *cons, bool past_mark,
-			     bool past_hole)
+static void smc_rx_consumed(struct smc_sock *smc,
+			    const struct smc_cursor *cons, bool past_mark,
+			    bool past_hole)
 {
-	struct smcd_conn *c = &smc->smcd;
+	struct smc_conn *c = &smc->conn;
 	u32 consumed, outstanding;
 	struct smc_cursor prod;
 	bool blocked;
 
-	smcd_rx_write_lock(c);
+	smc_rx_write_lock(c);
 	c->rx_cons = *cons;
 	if (past_mark)
-		c->urg_state = SMCD_URG_NONE;
+		c->urg_state = SMC_URG_NONE;
 	if (past_hole)
 		c->urg_hole_set = false;
 	prod = c->peer_prod;
 	blocked = c->peer_prod_flags & SMC_CDC_PF_WRITE_BLOCKED;
-	smcd_rx_write_unlock(c);
+	smc_rx_write_unlock(c);
 
 	consumed = smc_curs_diff(c->rmb_ring, &c->rx_cons_sent, &c->rx_cons);
 	outstanding = smc_curs_diff(c->rmb_ring, &c->rx_cons_sent, &prod);
 	if (smc_cdc_cons_update_needed(c->rmb_ring, consumed, outstanding,
 				       blocked, past_mark || past_hole))
-		smcd_send_header(smc);
+		smc_tx_publish(smc);
 }
 
 /*
  * Step the reader at @cons over one byte that is not stream data: the
  * urgent byte at the mark (@mark), or a replaced one (the hole).
  */
-static void smcd_rx_skip(struct smc_sock *smc, struct smc_cursor *cons,
-			 bool peek, bool mark)
+static void smc_rx_skip(struct smc_sock *smc, struct smc_cursor *cons,
+			bool peek, bool mark)
 {
-	smc_curs_add(smc->smcd.rmb_ring, cons, 1);
+	smc_curs_add(smc->conn.rmb_ring, cons, 1);
 	if (peek)
 		return;
-	smcd_rx_consumed(smc, cons, mark, !mark);
+	smc_rx_consumed(smc, cons, mark, !mark);
 }
 
 /* recv(MSG_OOB): the urgent byte, once, unless it is read inline */
-static int smcd_recv_urg(struct smc_sock *smc, struct msghdr *msg,
-			 size_t len, int flags)
+static int smc_recv_urg(struct smc_sock *smc, struct msghdr *msg,
+			size_t len, int flags)
 {
-	struct smcd_conn *c = &smc->smcd;
+	struct smc_conn *c = &smc->conn;
 	u8 state, byte;
 
 	if (sock_flag(&smc->sk, SOCK_URGINLINE))
 		return -EINVAL;
-	smcd_rx_write_lock(c);
+	smc_rx_write_lock(c);
 	state = c->urg_state;
 	byte = c->urg_byte;
-	if (state == SMCD_URG_VALID && !(flags & MSG_PEEK))
-		c->urg_state = SMCD_URG_READ;
-	smcd_rx_write_unlock(c);
-	if (state != SMCD_URG_VALID)
+	if (state == SMC_URG_VALID && !(flags & MSG_PEEK))
+		c->urg_state = SMC_URG_READ;
+	smc_rx_write_unlock(c);
+	if (state != SMC_URG_VALID)
 		return -EINVAL;
 
 	msg->msg_flags |= MSG_OOB;
@@ -427,8 +588,8 @@ static int smcd_recv_urg(struct smc_sock *smc, struct msghdr *msg,
  * or an error.  The peer's flags come from the same snapshot as the
  * empty ring, so data that came with its close is never missed.
  */
-static int smcd_recv_idle(struct smc_sock *smc, const struct smcd_rx_view *v,
-			  size_t copied, int target)
+static int smc_recv_idle(struct smc_sock *smc, const struct smc_rx_view *v,
+			 size_t copied, int target)
 {
 	struct sock *sk = &smc->sk;
 
@@ -445,16 +606,16 @@ static int smcd_recv_idle(struct smc_sock *smc, const struct smcd_rx_view *v,
 	return 0;
 }
 
-int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
-		 int flags)
+int smc_conn_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
+		     int flags)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
-	struct smcd_conn *c = &smc->smcd;
+	struct smc_conn *c = &smc->conn;
 	bool past_mark = false, past_hole = false;
 	bool peek = flags & MSG_PEEK;
 	struct sock *sk = &smc->sk;
 	bool waiting = false;
-	struct smcd_rx_view v;
+	struct smc_rx_view v;
 	struct smc_cursor cons;
 	size_t copied = 0;
 	int rc = 0, target;
@@ -462,21 +623,21 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 	u32 n;
 
 	if (flags & MSG_OOB)
-		return smcd_recv_urg(smc, msg, len, flags);
-	if (!c->rmb)
+		return smc_recv_urg(smc, msg, len, flags);
+	if (!c->rx_data)
 		return -ENOTCONN;
 
 	lock_sock(sk);
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
-	target = smcd_rcv_target(sk, c, flags & MSG_WAITALL, len);
+	target = smc_rcv_target(sk, c, flags & MSG_WAITALL, len);
 	cons = c->rx_cons;
 	for (;;) {
-		smcd_rx_look(c, &cons, &v);
+		smc_rx_look(c, &cons, &v);
 		if (past_mark)
 			v.to_mark = U32_MAX;
 		if (v.avail && v.at_hole && !past_hole) {
 			/* a replaced urgent byte: never normal data */
-			smcd_rx_skip(smc, &cons, peek, false);
+			smc_rx_skip(smc, &cons, peek, false);
 			past_hole = true;
 			continue;
 		}
@@ -486,13 +647,13 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 				break;
 			if (!sock_flag(sk, SOCK_URGINLINE)) {
 				/* not part of the stream: step over it */
-				smcd_rx_skip(smc, &cons, peek, true);
+				smc_rx_skip(smc, &cons, peek, true);
 				past_mark = true;
 				continue;
 			}
 		}
 		if (!v.avail) {
-			rc = smcd_recv_idle(smc, &v, copied, target);
+			rc = smc_recv_idle(smc, &v, copied, target);
 			if (rc) {
 				rc = rc > 0 ? 0 : rc;
 				break;
@@ -504,8 +665,8 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 				add_wait_queue(sk_sleep(sk), &wait);
 				waiting = true;
 			}
-			sk_wait_event(sk, &timeo, smcd_rx_avail(c, &cons) ||
-				      smcd_peer_done(c) ||
+			sk_wait_event(sk, &timeo, smc_rx_avail(c, &cons) ||
+				      smc_peer_done(c) ||
 				      READ_ONCE(sk->sk_err), &wait);
 			continue;
 		}
@@ -516,7 +677,7 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 		n = min_t(size_t, v.avail, len - copied);
 		if (v.to_mark)
 			n = min(n, v.to_mark);
-		rc = smcd_copy_out(c, msg, &cons, n);
+		rc = smc_copy_out(c, msg, &cons, n);
 		if (rc)
 			break;
 		smc_curs_add(c->rmb_ring, &cons, n);
@@ -525,7 +686,7 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 			past_mark = true;
 		if (peek)
 			continue;
-		smcd_rx_consumed(smc, &cons, v.to_mark < n, false);
+		smc_rx_consumed(smc, &cons, v.to_mark < n, false);
 	}
 	if (waiting)
 		remove_wait_queue(sk_sleep(sk), &wait);
@@ -533,42 +694,42 @@ int smcd_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 	return copied ? copied : rc;
 }
 
-__poll_t smcd_poll(struct smc_sock *smc)
+__poll_t smc_conn_poll(struct smc_sock *smc)
 {
-	struct smcd_conn *c = &smc->smcd;
+	struct smc_conn *c = &smc->conn;
 	struct sock *sk = &smc->sk;
 	u8 shut = READ_ONCE(sk->sk_shutdown);
-	struct smcd_rx_view v = {};
+	struct smc_rx_view v = {};
 	__poll_t mask = 0;
 	u32 readable;
 
 	if (READ_ONCE(sk->sk_err))
 		mask |= EPOLLERR;
-	if (c->rmb) {
-		smcd_rx_look(c, &c->rx_cons, &v);
-		readable = smcd_rx_normal(sk, &v);
-		if (readable && readable >= smcd_rcv_target(sk, c, false,
-							    INT_MAX))
+	if (c->rx_data) {
+		smc_rx_look(c, &c->rx_cons, &v);
+		readable = smc_rx_normal(sk, &v);
+		if (readable && readable >= smc_rcv_target(sk, c, false,
+							   INT_MAX))
 			mask |= EPOLLIN | EPOLLRDNORM;
-		if (v.urg_state == SMCD_URG_VALID)
+		if (v.urg_state == SMC_URG_VALID)
 			mask |= EPOLLPRI;
 	}
-	if (smcd_peer_done(c) || (shut & RCV_SHUTDOWN))
+	if (smc_peer_done(c) || (shut & RCV_SHUTDOWN))
 		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
-	if (shut & SEND_SHUTDOWN || smcd_peer_gone(c))
+	if (shut & SEND_SHUTDOWN || smc_peer_gone(c))
 		mask |= EPOLLOUT | EPOLLWRNORM;
-	else if (c->peer && smcd_tx_writable(c))
+	else if (c->tx_data && smc_tx_writable(c))
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	if (shut == SHUTDOWN_MASK ||
-	    (smcd_peer_done(c) && (shut & SEND_SHUTDOWN)) ||
-	    smcd_peer_gone(c))
+	    (smc_peer_done(c) && (shut & SEND_SHUTDOWN)) ||
+	    smc_peer_gone(c))
 		mask |= EPOLLHUP;
 	return mask;
 }
 
-int smcd_shutdown(struct smc_sock *smc, int how)
+int smc_conn_shutdown(struct smc_sock *smc, int how)
 {
-	struct smcd_conn *c = &smc->smcd;
+	struct smc_conn *c = &smc->conn;
 	struct sock *sk = &smc->sk;
 	int flags = how + 1;	/* SHUT_RD 0 -> RCV_SHUTDOWN 1, ... */
 	u8 send;
@@ -580,11 +741,11 @@ int smcd_shutdown(struct smc_sock *smc, int how)
 		 * TCP, the peer may go on writing to a socket that is
 		 * shut down but not closed.
 		 */
-		smcd_rx_write_lock(c);
+		smc_rx_write_lock(c);
 		send = smc_fsm_shut_wr(&c->fsm);
 		WRITE_ONCE(sk->sk_state, c->fsm.state);
-		smcd_rx_write_unlock(c);
-		smcd_send_conn_flags(smc, send);
+		smc_rx_write_unlock(c);
+		smc_send_conn_flags(smc, send);
 	}
 	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | flags);
 	release_sock(sk);
@@ -592,20 +753,20 @@ int smcd_shutdown(struct smc_sock *smc, int how)
 	return kernel_sock_shutdown(smc->clcsock, how);
 }
 
-int smcd_ioctl(struct smc_sock *smc, unsigned int cmd, unsigned long arg)
+int smc_conn_ioctl(struct smc_sock *smc, unsigned int cmd, unsigned long arg)
 {
-	struct smcd_conn *c = &smc->smcd;
-	struct smcd_rx_view v;
+	struct smc_conn *c = &smc->conn;
+	struct smc_rx_view v;
 	int answ;
 
 	switch (cmd) {
 	case SIOCINQ:
 		answ = 0;
-		if (c->rmb) {
+		if (c->rx_data) {
 			lock_sock(&smc->sk);
-			smcd_rx_look(c, &c->rx_cons, &v);
+			smc_rx_look(c, &c->rx_cons, &v);
 			release_sock(&smc->sk);
-			answ = smcd_rx_normal(&smc->sk, &v);
+			answ = smc_rx_normal(&smc->sk, &v);
 		}
 		break;
 	case SIOCOUTQ:
@@ -615,11 +776,11 @@ int smcd_ioctl(struct smc_sock *smc, unsigned int cmd, unsigned long arg)
 		break;
 	case SIOCATMARK:
 		answ = 0;
-		if (c->rmb) {
+		if (c->rx_data) {
 			lock_sock(&smc->sk);
-			smcd_rx_look(c, &c->rx_cons, &v);
+			smc_rx_look(c, &c->rx_cons, &v);
 			release_sock(&smc->sk);
-			answ = v.urg_state != SMCD_URG_NONE && !v.to_mark;
+			answ = v.urg_state != SMC_URG_NONE && !v.to_mark;
 		}
 		break;
 	default:
@@ -628,9 +789,9 @@ int smcd_ioctl(struct smc_sock *smc, unsigned int cmd, unsigned long arg)
 	return put_user(answ, (int __user *)arg);
 }
 
-#define SMCD_SPLICE_PAGES	16
+#define SMC_SPLICE_PAGES	16
 
-static void smcd_spd_release(struct splice_pipe_desc *spd, unsigned int i)
+static void smc_spd_release(struct splice_pipe_desc *spd, unsigned int i)
 {
 	put_page(spd->pages[i]);
 }
@@ -640,25 +801,25 @@ static void smcd_spd_release(struct splice_pipe_desc *spd, unsigned int i)
  * the pipe.  The pipe is locked by the caller, so the room we see is
  * the room we get.
  */
-ssize_t smcd_splice_read(struct smc_sock *smc, struct pipe_inode_info *pipe,
-			 size_t len, bool nonblock)
+ssize_t smc_conn_splice_read(struct smc_sock *smc, struct pipe_inode_info *pipe,
+			     size_t len, bool nonblock)
 {
-	struct partial_page partial[SMCD_SPLICE_PAGES];
-	struct bio_vec bvec[SMCD_SPLICE_PAGES];
-	struct page *pages[SMCD_SPLICE_PAGES];
+	struct partial_page partial[SMC_SPLICE_PAGES];
+	struct bio_vec bvec[SMC_SPLICE_PAGES];
+	struct page *pages[SMC_SPLICE_PAGES];
 	struct splice_pipe_desc spd = {
 		.pages		= pages,
 		.partial	= partial,
-		.nr_pages_max	= SMCD_SPLICE_PAGES,
+		.nr_pages_max	= SMC_SPLICE_PAGES,
 		.ops		= &nosteal_pipe_buf_ops,
-		.spd_release	= smcd_spd_release,
+		.spd_release	= smc_spd_release,
 	};
 	struct msghdr msg = {};
 	unsigned int room, i, n;
 	ssize_t rc;
 
 	room = pipe->max_usage - pipe_occupancy(pipe->head, pipe->tail);
-	n = min_t(size_t, min_t(unsigned int, room, SMCD_SPLICE_PAGES),
+	n = min_t(size_t, min_t(unsigned int, room, SMC_SPLICE_PAGES),
 		  DIV_ROUND_UP(len, PAGE_SIZE));
 	if (!n)
 		return len ? -EAGAIN : 0;
@@ -675,7 +836,7 @@ ssize_t smcd_splice_read(struct smc_sock *smc, struct pipe_inode_info *pipe,
 		return -ENOMEM;
 	len = min_t(size_t, len, n * PAGE_SIZE);
 	iov_iter_bvec(&msg.msg_iter, ITER_DEST, bvec, n, len);
-	rc = smcd_recvmsg(smc, &msg, len, nonblock ? MSG_DONTWAIT : 0);
+	rc = smc_conn_recvmsg(smc, &msg, len, nonblock ? MSG_DONTWAIT : 0);
 
 	for (i = 0; i < n; i++) {
 		if (rc > 0 && i * PAGE_SIZE < rc) {

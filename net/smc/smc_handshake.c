@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared Memory Communications: the CLC handshake, both sides.
+ *
+ * The client offers what it has (SMC-Dv2 over loopback-ism, SMC-Rv2
+ * over a RoCE GID of its address) in one Proposal; the server takes
+ * SMC-D when it can, else SMC-R, else declines.  The chosen
+ * transport's code does the rest: smcd_conn.c and smcr_conn.c.
+ * Either side's failure to set up the connection turns into a Decline
+ * and TCP fallback; only a broken peer fails the connection.
+ */
+
+#include <linux/slab.h>
+#include <linux/utsname.h>
+#include <net/sock.h>
+
+#include "smc.h"
+#include "smc_ism.h"
+#include "smcr_dev.h"
+
+/* Our host name for the first-contact extension, blank padded */
+void smc_hs_hostname(u8 *name)
+{
+	const char *node = init_utsname()->nodename;
+	size_t n = strnlen(node, SMC_CLC_HOSTNAME_LEN);
+
+	memset(name, ' ', SMC_CLC_HOSTNAME_LEN);
+	memcpy(name, node, n);
+}
+
+/* Decline with @reason and go on over TCP */
+void smc_hs_decline(struct smc_sock *smc, u32 reason, u8 version)
+{
+	smc_clc_send_decline(smc, reason, version);
+	smc_switch_to_fallback(smc, reason);
+}
+
+/*
+ * A failure after our last CLC message: the peer may have failed too
+ * and declined.  Its Decline, if one comes within a second, is taken
+ * off the stream (it must not reach the application as data);
+ * otherwise we decline.
+ */
+void smc_hs_late_decline(struct smc_sock *smc, u32 reason, u8 version)
+{
+	u8 buf[SMC_CLC_DECLINE_LEN_V2];
+	struct smc_clc_hdr hdr;
+	int len;
+
+	len = smc_clc_recv_timeout(smc, SMC_CLC_DECLINE, buf, sizeof(buf),
+				   &hdr, HZ);
+	if (len > 0 &&
+	    !smc_hs_peer_declined(smc, buf, min_t(int, len, sizeof(buf))))
+		return;
+	smc_hs_decline(smc, reason, version);
+}
+
+/* The peer declined: record its reason and go on over TCP */
+int smc_hs_peer_declined(struct smc_sock *smc, const u8 *buf, int len)
+{
+	struct smc_clc_decline d;
+
+	if (smc_clc_parse_decline(buf, len, &d))
+		return -EPROTO;
+	smc->peer_diagnosis = d.peer_diagnosis;
+	smc_switch_to_fallback(smc, SMC_CLC_DECL_PEERDECL);
+	return 0;
+}
+
+/*
+ * Client: offer SMC-D and SMC-R as far as we can, then let the
+ * transport the server chose finish.  Returns 0 on SMC or fallback, or
+ * a negative error that fails the connect.  smc sock lock held.
+ */
+int smc_connect_handshake(struct smc_sock *smc)
+{
+	struct smc_clc_proposal *p;
+	struct smc_clc_accept *a;
+	struct smc_clc_hdr hdr;
+	struct smc_hs *hs;
+	int rc, len;
+
+	hs = kzalloc(sizeof(*hs), GFP_KERNEL);
+	if (!hs)
+		return -ENOMEM;
+	p = &hs->p;
+	a = &hs->a;
+
+	if (READ_ONCE(smc_smcd_enabled))
+		hs->smcd = smcd_dev_get_loopback();
+	if (READ_ONCE(smc_smcr_enabled))
+		hs->smcr = !smcr_connect_offer(smc, hs);
+	if (!hs->smcd && !hs->smcr) {
+		/* nothing to offer: a v1 Decline instead of a Proposal */
+		smc_hs_decline(smc, SMC_CLC_DECL_NOSMCDEV, SMC_V1);
+		rc = 0;
+		goto out;
+	}
+
+	p->version = SMC_V2;
+	p->typev1 = SMC_TYPE_N;
+	p->typev2 = hs->smcd && hs->smcr ? SMC_TYPE_B :
+		    hs->smcd ? SMC_TYPE_D : SMC_TYPE_R;
+	p->release = SMC_CLC_RELEASE_MAX;
+	p->feature_mask = SMC_CLC_FEAT_MASK;
+	if (hs->smcd)
+		smc_clc_prop_add_ism(p, hs->smcd->gid.gid, hs->smcd->gid.gid_ext,
+				     hs->smcd->chid);
+	if (hs->smcr) {
+		memcpy(p->roce_v2_gid, hs->gi.gid, SMC_CLC_GID_LEN);
+		p->max_conns = SMC_CLC_CONNS_PER_LGR_MAX;
+		p->max_links = SMC_CLC_LINKS_PER_LGR_MIN;
+	}
+	len = smc_clc_build_proposal(hs->buf, sizeof(hs->buf), p);
+	/* the SYN-ACK ended TCP's hold; the Accept's ACK rides on Confirm */
+	smc_clc_hold_acks(smc_clcsk(smc));
+	rc = len < 0 ? len : smc_clc_send(smc, hs->buf, len);
+	if (rc)
+		goto out;
+
+	len = smc_clc_recv(smc, SMC_CLC_ACCEPT, hs->buf, SMC_CLC_ACCEPT_RCV_LEN,
+			   &hdr);
+	rc = len;
+	if (len < 0)
+		goto out;
+	len = min(len, SMC_CLC_ACCEPT_RCV_LEN);
+	if (hdr.type == SMC_CLC_DECLINE) {
+		rc = smc_hs_peer_declined(smc, hs->buf, len);
+		goto out;
+	}
+	rc = -EPROTO;
+	if (smc_clc_parse_accept(hs->buf, len, a))
+		goto out;
+	rc = 0;
+	if (a->version < SMC_V2 ||
+	    !((a->path == SMC_TYPE_D && hs->smcd) ||
+	      (a->path == SMC_TYPE_R && hs->smcr))) {
+		smc_hs_decline(smc, SMC_CLC_DECL_MODEUNSUPP, a->version);
+		goto out;
+	}
+	if (a->path == SMC_TYPE_D)
+		rc = smcd_connect_accept(smc, hs);
+	else
+		rc = smcr_connect_accept(smc, hs);
+out:
+	/* what the transport did not take over */
+	if (hs->smcd)
+		smcd_dev_put(hs->smcd);
+	if (hs->gi.dev)
+		smcr_dev_put(hs->gi.dev);
+	kfree(hs);
+	return rc;
+}
+
+/*
+ * Server side of the handshake of a child.  Returns 0 on SMC or
+ * fallback, a negative error when the connection must be dropped.
+ */
+int smc_listen_handshake(struct smc_sock *child)
+{
+	struct smc_clc_proposal *p;
+	struct smc_clc_hdr hdr;
+	struct smc_hs *hs;
+	u32 reason;
+	int rc, len;
+
+	hs = kzalloc(sizeof(*hs), GFP_KERNEL);
+	if (!hs)
+		return -ENOMEM;
+	p = &hs->p;
+
+	len = smc_clc_recv(child, SMC_CLC_PROPOSAL, hs->buf,
+			   SMC_CLC_PROPOSAL_MAX_LEN, &hdr);
+	rc = len;
+	if (len < 0)
+		goto out;
+	len = min(len, SMC_CLC_PROPOSAL_MAX_LEN);
+	if (hdr.type == SMC_CLC_DECLINE) {
+		rc = smc_hs_peer_declined(child, hs->buf, len);
+		goto out;
+	}
+	rc = -EPROTO;
+	if (smc_clc_parse_proposal(hs->buf, len, p))
+		goto out;
+
+	rc = 0;
+	reason = SMC_CLC_DECL_PEERNOSMC;
+	if (p->version < SMC_V2 || !p->v2_ext) {
+		if (p->version >= SMC_V2 && p->typev2 != SMC_TYPE_N)
+			reason = SMC_CLC_DECL_NOV2EXT;
+		smc_hs_decline(child, reason, p->version);
+		goto out;
+	}
+	if (smc_path_has_d(p->typev2)) {
+		reason = smcd_listen_check(p, &hs->smcd);
+		if (!reason) {
+			rc = smcd_listen_accept(child, hs);
+			goto out;
+		}
+	}
+	if (smc_path_has_r(p->typev2)) {
+		reason = smcr_listen_check(child, hs);
+		if (!reason) {
+			rc = smcr_listen_accept(child, hs);
+			goto out;
+		}
+	}
+	smc_hs_decline(child, reason, p->version);
+out:
+	if (hs->smcd)
+		smcd_dev_put(hs->smcd);
+	if (hs->gi.dev)
+		smcr_dev_put(hs->gi.dev);
+	kfree(hs);
+	return rc;
+}

@@ -1,0 +1,710 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared Memory Communications: SMC-R connections.
+ *
+ * The SMC-Rv2 part of the CLC handshake on both sides, the first link
+ * of a new link group (QP states and CONFIRM LINK), the buffers of a
+ * connection, and its messages: the data between the last published
+ * producer cursor and the new one goes as RDMA writes from our send
+ * buffer to the same offsets of the peer's RMB, chained with the CDC
+ * message that announces it.
+ *
+ * Our send buffer is as large as the peer's RMB, so that the write
+ * offsets are the ring offsets and the room in the peer's ring is all
+ * that limits a writer: the bytes between the peer's consumer cursor
+ * and ours are both in flight and not yet overwritable.
+ */
+
+#define KMSG_COMPONENT "smc"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/inetdevice.h>
+#include <linux/random.h>
+#include <net/ip.h>
+#include <net/route.h>
+#include <net/sock.h>
+
+#include "smc.h"
+#include "smcr_dev.h"
+#include "smcr_link.h"
+
+/* Negotiate SMC-R at all (module parameter smcr) */
+bool smc_smcr_enabled = true;
+
+#define SMCR_RMB_MAX_COMP	5	/* our RMBs: up to 512 KiB */
+#define SMCR_SNDBUF_MAX_COMP	6	/* the peer's RMB we mirror: 1 MiB */
+
+/* The random half of our system identifier, chosen once */
+static u8 smcr_sysid_rand[2];
+
+/* Our system identifier: two random bytes, then the link's MAC */
+static void smcr_sysid(const struct smcr_link *link, u8 *id)
+{
+	if (!smcr_sysid_rand[0] && !smcr_sysid_rand[1])
+		get_random_bytes(smcr_sysid_rand, sizeof(smcr_sysid_rand));
+	memcpy(id, smcr_sysid_rand, 2);
+	memcpy(id + 2, link->mac, SMC_CLC_MAC_LEN);
+}
+
+static __be32 smcr_gid_v4(const u8 *gid)
+{
+	struct in6_addr a;
+
+	memcpy(&a, gid, sizeof(a));
+	return ipv6_addr_v4mapped(&a) ? a.s6_addr32[3] : 0;
+}
+
+/* The PNET ID of the interface @clcsk sends on, or an empty string */
+static void smcr_clcsk_pnetid(struct sock *clcsk, char *pnetid)
+{
+	struct dst_entry *dst = sk_dst_get(clcsk);
+
+	pnetid[0] = 0;
+	if (!dst)
+		return;
+	if (dst->dev)
+		smc_pnet_lookup_netdev(sock_net(clcsk), dst->dev->name, pnetid);
+	dst_release(dst);
+}
+
+/* Our GID for a connection over @clcsk: its local IPv4 address's */
+static int smcr_find_gid(struct sock *clcsk, struct smcr_gid_info *gi)
+{
+	char pnetid[SMC_PNETID_LEN + 1];
+
+	if (clcsk->sk_family != AF_INET)
+		return -EAFNOSUPPORT;
+	smcr_clcsk_pnetid(clcsk, pnetid);
+	return smcr_dev_find_v4(inet_sk(clcsk)->inet_saddr, pnetid, gi);
+}
+
+/* Client: can we offer SMC-Rv2?  0 and hs->gi set, or an error */
+int smcr_connect_offer(struct smc_sock *smc, struct smc_hs *hs)
+{
+	return smcr_find_gid(smc_clcsk(smc), &hs->gi);
+}
+
+/* Does the peer at @gid's IPv4 address need a gateway from @clcsk? */
+static int smcr_route_direct(struct sock *clcsk, const u8 *gid, bool *direct)
+{
+	struct flowi4 fl4 = {};
+	struct rtable *rt;
+
+	fl4.daddr = smcr_gid_v4(gid);
+	fl4.saddr = inet_sk(clcsk)->inet_saddr;
+	if (!fl4.daddr)
+		return -EINVAL;
+	rt = ip_route_output_key(sock_net(clcsk), &fl4);
+	if (IS_ERR(rt))
+		return PTR_ERR(rt);
+	*direct = !rt->rt_uses_gateway;
+	ip_rt_put(rt);
+	return 0;
+}
+
+/* Our RMB and a send buffer as large as the peer's RMB (@peer_comp) */
+static int smcr_conn_bufs(struct smc_sock *smc, bool rmb, u8 peer_comp)
+{
+	struct smc_conn *c = &smc->conn;
+	struct smcr_lgr *lgr = c->rlgr;
+	struct smcr_buf *buf;
+	u8 comp;
+
+	if (rmb) {
+		comp = smc_buf_compress(READ_ONCE(smc->sk.sk_rcvbuf) / 2,
+					SMCR_RMB_MAX_COMP);
+		buf = smcr_buf_get(lgr, comp, true);
+		if (!buf)
+			return -ENOMEM;
+		c->rmb_buf = buf;
+		c->rx_data = buf->cpu;
+		c->rmb_len = buf->len;
+		c->rmb_ring = buf->len;
+		if (!(smc->sk.sk_userlocks & SOCK_RCVBUF_LOCK))
+			WRITE_ONCE(smc->sk.sk_rcvbuf, 2 * buf->len);
+		return 0;
+	}
+	if (peer_comp > SMCR_SNDBUF_MAX_COMP)
+		return -ENOMEM;
+	buf = smcr_buf_get(lgr, peer_comp, false);
+	/* a smaller one would not mirror the peer's ring */
+	if (buf && buf->comp != peer_comp) {
+		smcr_buf_put(lgr, buf);
+		buf = NULL;
+	}
+	if (!buf)
+		return -ENOMEM;
+	c->snd_buf = buf;
+	c->peer_len = buf->len;
+	c->tx_ring = buf->len;
+	c->tx_data = buf->cpu;
+	if (!(smc->sk.sk_userlocks & SOCK_SNDBUF_LOCK))
+		WRITE_ONCE(smc->sk.sk_sndbuf, 2 * buf->len);
+	return 0;
+}
+
+/* The peer's RMB for our RDMA writes, from its Accept or Confirm */
+static void smcr_conn_peer(struct smc_conn *c, const struct smc_clc_accept *a)
+{
+	c->peer_rmb_addr = a->r.rmb_dma_addr;
+	c->peer_rkey = a->r.rkey;
+	c->peer_alert = a->r.alert_token;
+}
+
+void smcr_conn_teardown(struct smc_sock *smc)
+{
+	struct smc_conn *c = &smc->conn;
+	struct smcr_lgr *lgr = c->rlgr;
+
+	if (!lgr)
+		return;
+	if (c->tx_slot) {
+		smcr_slot_put(c->tx_slot);
+		c->tx_slot = NULL;
+	}
+	c->rx_data = NULL;
+	c->tx_data = NULL;
+	smcr_buf_put(lgr, c->rmb_buf);
+	smcr_buf_put(lgr, c->snd_buf);
+	c->rmb_buf = NULL;
+	c->snd_buf = NULL;
+	smcr_lgr_del_conn(smc);
+}
+
+/* Has the peer stopped writing into our RMB?  rx_lock held */
+static bool smcr_peer_stopped(const struct smc_conn *c)
+{
+	return (c->peer_conn_flags & (SMC_CDC_CS_DONE_WRITING |
+				      SMC_CDC_CS_CLOSED | SMC_CDC_CS_ABORT)) ||
+	       READ_ONCE(c->link->state) == SMCR_LINK_DOWN;
+}
+
+static void smcr_conn_release_work(struct work_struct *work)
+{
+	struct smc_sock *smc = container_of(work, struct smc_sock,
+					    conn.release_work);
+
+	smcr_conn_teardown(smc);
+	sock_put(&smc->sk);
+}
+
+/*
+ * The application released the socket.  The RMB goes back to the
+ * link group's pool only once the peer writes no more into it (its
+ * RDMA writes would land in the next connection's data): until the
+ * peer says it is done, or the link group ends, the connection stays
+ * as an orphan holding the socket.  smc sock lock held.
+ */
+void smcr_conn_release(struct smc_sock *smc)
+{
+	struct smc_conn *c = &smc->conn;
+	bool now;
+
+	smc_rx_write_lock(c);
+	now = smcr_peer_stopped(c);
+	if (!now) {
+		sock_hold(&smc->sk);
+		c->orphan = true;
+	}
+	smc_rx_write_unlock(c);
+	if (now)
+		smcr_conn_teardown(smc);
+}
+
+/* The peer's flags changed or the link went down: an orphan may go */
+void smcr_conn_peer_done(struct smc_sock *smc)
+{
+	struct smc_conn *c = &smc->conn;
+	bool queue;
+
+	smc_rx_write_lock(c);
+	queue = c->orphan && !c->release_queued && smcr_peer_stopped(c);
+	if (queue)
+		c->release_queued = true;
+	smc_rx_write_unlock(c);
+	if (queue)
+		queue_work(smc_hs_wq, &c->release_work);
+}
+
+/* The Decline code for a failed connection set-up */
+static u32 smcr_decline_reason(int err)
+{
+	switch (err) {
+	case -ENOMEM:
+		return SMC_CLC_DECL_MEM;
+	case -ENOLINK:
+		/* the server reuses a link group we do not have */
+		return SMC_CLC_DECL_SYNCERR;
+	case -ETIMEDOUT:
+		return SMC_CLC_DECL_TIMEOUT_CL;
+	case -EBADMSG:
+		return SMC_CLC_DECL_RMBE_EC;
+	case -EBUSY:
+		return SMC_CLC_DECL_MAXCONNERR;
+	default:
+		return SMC_CLC_DECL_INTERR;
+	}
+}
+
+/* Fill the SMC-R part of an Accept or Confirm for @smc's connection */
+static void smcr_fill_r(struct smc_clc_accept *a, u8 type, bool first,
+			const struct smc_sock *smc)
+{
+	const struct smc_conn *c = &smc->conn;
+	const struct smcr_link *link = c->link;
+	const struct smcr_lgr *lgr = c->rlgr;
+
+	a->type = type;
+	a->version = SMC_V2;
+	a->path = SMC_TYPE_R;
+	a->first_contact = first;
+	smcr_sysid(link, a->r.peer_id);
+	memcpy(a->r.gid, link->gid, SMC_CLC_GID_LEN);
+	memcpy(a->r.mac, link->mac, SMC_CLC_MAC_LEN);
+	a->r.qpn = link->qp->qp_num;
+	a->r.rkey = c->rmb_buf->mr->rkey;
+	a->r.rmbe_idx = 1;
+	a->r.alert_token = c->alert_token;
+	a->r.rmbe_size = c->rmb_buf->comp;
+	a->r.qp_mtu = first ? link->port_mtu : link->mtu;
+	a->r.rmb_dma_addr = c->rmb_buf->mr->iova;
+	a->r.psn = link->psn;
+	if (!first)
+		return;
+	a->fce.v2_direct = true;
+	a->fce.os_type = SMC_CLC_OS_LINUX;
+	a->fce.release = lgr->release;
+	smc_hs_hostname(a->fce.hostname);
+	if (lgr->release >= SMC_CLC_RELEASE_1) {
+		a->fce.max_conns = lgr->max_conns;
+		a->fce.max_links = lgr->max_links;
+		a->fce.feature_mask = SMC_CLC_FEAT_MASK;
+	}
+}
+
+/* The peer's side of the new link, from its Accept or Confirm */
+static void smcr_link_peer(struct smcr_link *link,
+			   const struct smc_clc_accept *a)
+{
+	memcpy(link->peer_gid, a->r.gid, SMC_CLC_GID_LEN);
+	memcpy(link->peer_mac, a->r.mac, SMC_CLC_MAC_LEN);
+	link->peer_qpn = a->r.qpn;
+	link->peer_psn = a->r.psn;
+	link->mtu = min_t(enum ib_mtu, link->port_mtu,
+			  a->r.qp_mtu ?: IB_MTU_256);
+}
+
+static void smcr_confirm_link_fill(struct smc_llc_msg *m,
+				   const struct smcr_link *link, bool resp)
+{
+	const struct smcr_lgr *lgr = link->lgr;
+	u32 uid = lgr->id + link->id;
+
+	memset(m, 0, sizeof(*m));
+	m->hdr.type = SMC_LLC_CONFIRM_LINK;
+	m->hdr.version = lgr->llc_version;
+	m->hdr.flags = SMC_LLC_FLAG_NO_RMBE_EYEC |
+		       (resp ? SMC_LLC_FLAG_RESP : 0);
+	memcpy(m->confirm_link.mac, link->mac, SMC_CLC_MAC_LEN);
+	memcpy(m->confirm_link.gid, link->gid, SMC_CLC_GID_LEN);
+	m->confirm_link.qpn = link->qp->qp_num;
+	m->confirm_link.link_id = link->id;
+	smc_put_be32(m->confirm_link.link_uid, uid);
+	m->confirm_link.max_links = lgr->max_links;
+	if (lgr->release >= SMC_CLC_RELEASE_1)
+		m->confirm_link.max_conns = lgr->max_conns;
+}
+
+/*
+ * Server, first contact: the client's QP is known from its Confirm.
+ * Our QP to RTS, the RMBs registered, CONFIRM LINK and its response.
+ */
+static int smcr_server_first_link(struct smcr_lgr *lgr)
+{
+	struct smcr_link *link = lgr->link;
+	struct smc_llc_msg m;
+	int rc;
+
+	rc = smcr_link_ready(link, false);
+	if (!rc)
+		rc = smcr_link_ready(link, true);
+	if (rc)
+		return rc;
+	rc = smcr_lgr_reg_bufs(lgr);
+	if (rc)
+		return rc;
+	smcr_confirm_link_fill(&m, link, false);
+	rc = smcr_llc_send(link, &m);
+	if (rc)
+		return rc;
+	rc = smcr_llc_wait(link, SMC_LLC_CONFIRM_LINK, true, SMCR_LLC_WAIT,
+			   &m);
+	if (rc)
+		return rc;
+	if (!(m.hdr.flags & SMC_LLC_FLAG_NO_RMBE_EYEC))
+		return -EBADMSG;
+	smcr_link_activate(link);
+	smcr_lgr_publish(lgr);
+	return 0;
+}
+
+/*
+ * Client, first contact: the server's CONFIRM LINK on our QP (RTR
+ * since the Accept) brings the link number; then our QP to RTS, our
+ * RMB registered, and the response.
+ */
+static int smcr_client_first_link(struct smcr_lgr *lgr)
+{
+	struct smcr_link *link = lgr->link;
+	struct smc_llc_msg m;
+	int rc;
+
+	rc = smcr_llc_wait(link, SMC_LLC_CONFIRM_LINK, false,
+			   SMCR_CONFIRM_WAIT, &m);
+	if (rc)
+		return rc;
+	if (!(m.hdr.flags & SMC_LLC_FLAG_NO_RMBE_EYEC))
+		return -EBADMSG;
+	link->id = m.confirm_link.link_id;
+	rc = smcr_link_ready(link, true);
+	if (!rc)
+		rc = smcr_lgr_reg_bufs(lgr);
+	if (rc)
+		return rc;
+	smcr_confirm_link_fill(&m, link, true);
+	rc = smcr_llc_send(link, &m);
+	if (rc)
+		return rc;
+	smcr_link_activate(link);
+	smcr_lgr_publish(lgr);
+	return 0;
+}
+
+/*
+ * Server: the link-group limits of a first contact from the client's
+ * Proposal, after the rules of the CLC: 0 or the reason to decline.
+ */
+static u32 smcr_limits(struct smcr_lgr *lgr, u8 release, u8 max_conns,
+		       u8 max_links)
+{
+	lgr->release = min_t(u8, release, SMC_CLC_RELEASE_MAX);
+	if (lgr->release < SMC_CLC_RELEASE_1) {
+		lgr->max_conns = SMC_CLC_CONNS_PER_LGR_MAX;
+		lgr->max_links = SMC_CLC_LINKS_PER_LGR_MAX;
+		return 0;
+	}
+	if (max_conns < SMC_CLC_CONNS_PER_LGR_MIN)
+		return SMC_CLC_DECL_MAXCONNERR;
+	if (max_links < SMC_CLC_LINKS_PER_LGR_MIN)
+		return SMC_CLC_DECL_MAXLINKERR;
+	lgr->max_conns = min_t(u8, max_conns, SMC_CLC_CONNS_PER_LGR_MAX);
+	/* one link is what we do */
+	lgr->max_links = SMC_CLC_LINKS_PER_LGR_MIN;
+	return 0;
+}
+
+/*
+ * Client: the server took our SMC-Rv2 offer.  Make or find the link
+ * group, our buffers, confirm, and bring up a new link.  Returns 0 on
+ * SMC-R or fallback, or a negative error that fails the connect.
+ */
+int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
+{
+	struct smc_clc_accept *a = &hs->a;
+	struct smcr_lgr *lgr;
+	u8 eid[SMC_CLC_EID_LEN];
+	bool first = a->first_contact;
+	u32 reason;
+	int rc, len;
+
+	if (first) {
+		if (a->fce.release >= SMC_CLC_RELEASE_1 &&
+		    (a->fce.max_conns < SMC_CLC_CONNS_PER_LGR_MIN ||
+		     a->fce.max_links < SMC_CLC_LINKS_PER_LGR_MIN ||
+		     a->fce.max_links > SMC_CLC_LINKS_PER_LGR_MAX)) {
+			smc_hs_decline(smc, a->fce.max_conns <
+					    SMC_CLC_CONNS_PER_LGR_MIN ?
+					    SMC_CLC_DECL_MAXCONNERR :
+					    SMC_CLC_DECL_MAXLINKERR,
+				       a->version);
+			return 0;
+		}
+		lgr = smcr_lgr_create(SMCR_LGR_CLIENT, &hs->gi);
+		if (IS_ERR(lgr)) {
+			smc_hs_decline(smc, SMC_CLC_DECL_NOSMCRDEV,
+				       a->version);
+			return 0;
+		}
+		/* the server's values, checked above */
+		lgr->release = min_t(u8, a->fce.release, SMC_CLC_RELEASE_MAX);
+		lgr->max_conns = SMC_CLC_CONNS_PER_LGR_MAX;
+		lgr->max_links = SMC_CLC_LINKS_PER_LGR_MAX;
+		if (lgr->release >= SMC_CLC_RELEASE_1) {
+			lgr->max_conns = a->fce.max_conns;
+			lgr->max_links = a->fce.max_links;
+		}
+		memcpy(lgr->peer_id, a->r.peer_id, SMC_CLC_PEER_ID_LEN);
+		smcr_link_peer(lgr->link, a);
+		rc = smcr_link_ready(lgr->link, false);
+		if (rc) {
+			smcr_lgr_discard(lgr);
+			smcr_lgr_put(lgr);
+			smc_hs_decline(smc, SMC_CLC_DECL_ERR_RDYLNK,
+				       a->version);
+			return 0;
+		}
+	} else {
+		lgr = smcr_lgr_find_client(a->r.gid, a->r.qpn);
+		if (!lgr) {
+			smc_hs_decline(smc, SMC_CLC_DECL_SYNCERR, a->version);
+			return 0;
+		}
+	}
+	smc_conn_init(&smc->conn);
+	INIT_WORK(&smc->conn.release_work, smcr_conn_release_work);
+	rc = smcr_lgr_add_conn(lgr, smc);
+	if (rc) {
+		if (first)
+			smcr_lgr_discard(lgr);
+		smcr_lgr_put(lgr);
+		smc_hs_decline(smc, smcr_decline_reason(rc), a->version);
+		return 0;
+	}
+	rc = smcr_conn_bufs(smc, true, 0);
+	if (!rc)
+		rc = smcr_conn_bufs(smc, false, a->r.rmbe_size);
+	if (rc)
+		goto out_decline;
+	smcr_conn_peer(&smc->conn, a);
+
+	memcpy(eid, a->eid, SMC_CLC_EID_LEN);
+	memset(a, 0, sizeof(*a));
+	smcr_fill_r(a, SMC_CLC_CONFIRM, first, smc);
+	memcpy(a->eid, eid, SMC_CLC_EID_LEN);
+	if (first) {
+		a->fc_gid_cnt = 1;
+		memcpy(a->fc_gids[0], lgr->link->gid, SMC_CLC_GID_LEN);
+	}
+	len = smc_clc_build_accept(hs->buf, sizeof(hs->buf), a);
+	rc = len < 0 ? len : smc_clc_send(smc, hs->buf, len);
+	if (rc) {
+		smcr_conn_teardown(smc);
+		return rc;
+	}
+	if (first) {
+		rc = smcr_client_first_link(lgr);
+		if (rc)
+			goto out_decline;
+	}
+	smc_conn_start(smc, SMC_PATH_SMCR);
+	return 0;
+
+out_decline:
+	reason = smcr_decline_reason(rc);
+	smcr_conn_teardown(smc);
+	if (first)
+		smcr_lgr_discard(lgr);
+	smc_hs_late_decline(smc, reason, SMC_V2);
+	return 0;
+}
+
+/*
+ * Server: can we take the client's SMC-Rv2 offer?  0 with hs->gi set,
+ * else the reason to decline.  We have no user EIDs yet, so only a
+ * client that is this host (its GID is one of ours) is taken: the same
+ * zero-configuration rule as for loopback-ism.
+ */
+u32 smcr_listen_check(struct smc_sock *child, struct smc_hs *hs)
+{
+	const struct smc_clc_proposal *p = &hs->p;
+	bool direct;
+
+	if (!READ_ONCE(smc_smcr_enabled))
+		return SMC_CLC_DECL_NOSMCRDEV;
+	if (!smcr_gid_v4(p->roce_v2_gid))
+		return SMC_CLC_DECL_NOSMCRDEV;
+	if (!smcr_dev_gid_local(p->roce_v2_gid))
+		return SMC_CLC_DECL_NOUEID;
+	if (smcr_route_direct(smc_clcsk(child), p->roce_v2_gid, &direct))
+		return SMC_CLC_DECL_NOROUTE;
+	if (smcr_find_gid(smc_clcsk(child), &hs->gi))
+		return SMC_CLC_DECL_NOSMCRDEV;
+	return 0;
+}
+
+/*
+ * Server: SMC-R over the GID smcr_listen_check() found.  Returns 0 on
+ * SMC-R or fallback, a negative error when the connection must be
+ * dropped.
+ */
+int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs)
+{
+	struct smc_clc_proposal *p = &hs->p;
+	struct smc_clc_accept *a = &hs->a;
+	struct smc_clc_hdr hdr;
+	struct smcr_lgr *lgr;
+	bool first = false;
+	u32 reason;
+	int rc, len;
+
+	lgr = smcr_lgr_find_server(p->roce_v2_gid, &hs->gi);
+	if (!lgr) {
+		first = true;
+		lgr = smcr_lgr_create(SMCR_LGR_SERVER, &hs->gi);
+		if (IS_ERR(lgr)) {
+			smc_hs_decline(child, SMC_CLC_DECL_NOSMCRDEV,
+				       p->version);
+			return 0;
+		}
+		reason = smcr_limits(lgr, p->release, p->max_conns,
+				     p->max_links);
+		if (reason) {
+			smcr_lgr_discard(lgr);
+			smcr_lgr_put(lgr);
+			smc_hs_decline(child, reason, p->version);
+			return 0;
+		}
+		memcpy(lgr->link->peer_gid, p->roce_v2_gid, SMC_CLC_GID_LEN);
+	}
+	smc_conn_init(&child->conn);
+	INIT_WORK(&child->conn.release_work, smcr_conn_release_work);
+	rc = smcr_lgr_add_conn(lgr, child);
+	if (rc) {
+		if (first)
+			smcr_lgr_discard(lgr);
+		smcr_lgr_put(lgr);
+		smc_hs_decline(child, smcr_decline_reason(rc), p->version);
+		return 0;
+	}
+	rc = smcr_conn_bufs(child, true, 0);
+	if (rc)
+		goto out_decline;
+
+	smcr_fill_r(a, SMC_CLC_ACCEPT, first, child);
+	if (p->eid_cnt)
+		memcpy(a->eid, p->eids[0], SMC_CLC_EID_LEN);
+	len = smc_clc_build_accept(hs->buf, sizeof(hs->buf), a);
+	rc = len < 0 ? len : smc_clc_send(child, hs->buf, len);
+	if (rc)
+		goto out_teardown;
+
+	len = smc_clc_recv(child, SMC_CLC_CONFIRM, hs->buf,
+			   SMC_CLC_PROPOSAL_MAX_LEN, &hdr);
+	rc = len;
+	if (len < 0)
+		goto out_teardown;
+	len = min(len, SMC_CLC_PROPOSAL_MAX_LEN);
+	if (hdr.type == SMC_CLC_DECLINE) {
+		smcr_conn_teardown(child);
+		if (first)
+			smcr_lgr_discard(lgr);
+		return smc_hs_peer_declined(child, hs->buf, len);
+	}
+	rc = -EPROTO;
+	if (smc_clc_parse_accept(hs->buf, len, a) || a->path != SMC_TYPE_R ||
+	    a->first_contact != first)
+		goto out_teardown;
+	if (first && a->fce.release != lgr->release) {
+		rc = 0;
+		reason = SMC_CLC_DECL_RELEASEERR;
+		goto out_decline_reason;
+	}
+	smcr_conn_peer(&child->conn, a);
+	rc = smcr_conn_bufs(child, false, a->r.rmbe_size);
+	if (rc)
+		goto out_decline;
+	if (first) {
+		memcpy(lgr->peer_id, a->r.peer_id, SMC_CLC_PEER_ID_LEN);
+		smcr_link_peer(lgr->link, a);
+		rc = smcr_server_first_link(lgr);
+		if (rc)
+			goto out_decline;
+	}
+	smc_conn_start(child, SMC_PATH_SMCR);
+	return 0;
+
+out_decline:
+	reason = smcr_decline_reason(rc);
+out_decline_reason:
+	smcr_conn_teardown(child);
+	if (first)
+		smcr_lgr_discard(lgr);
+	smc_hs_late_decline(child, reason, SMC_V2);
+	return 0;
+
+out_teardown:
+	smcr_conn_teardown(child);
+	if (first)
+		smcr_lgr_discard(lgr);
+	return rc;
+}
+
+/*
+ * A slot for the next CDC of the connection: may wait (killable, up to
+ * SMCR_SLOT_WAIT) when the link's send queue is full.  smc sock lock
+ * held, so one reservation per connection at a time.
+ */
+int smcr_tx_prepare(struct smc_sock *smc)
+{
+	struct smc_conn *c = &smc->conn;
+	struct smcr_slot *slot;
+
+	if (c->tx_slot)
+		return 0;
+	slot = smcr_slot_get(c->link, true);
+	if (IS_ERR(slot))
+		return PTR_ERR(slot) == -EINTR ? -EINTR : -EPIPE;
+	c->tx_slot = slot;
+	return 0;
+}
+
+/*
+ * Post the data produced since the last message as RDMA writes (two
+ * when it wraps around the ring), then the CDC with our cursors and
+ * flags, in one chain.  tx_lock held.
+ */
+void smcr_tx_write(struct smc_sock *smc)
+{
+	struct smc_conn *c = &smc->conn;
+	struct smcr_slot *slot = c->tx_slot;
+	struct smcr_link *link = c->link;
+	struct ib_rdma_wr wr[2] = {};
+	struct ib_sge sge[2];
+	struct smcr_cdc_msg m = {};
+	unsigned int n = 0;
+	u32 len, off, chunk;
+
+	if (!slot)
+		return;
+	c->tx_slot = NULL;
+	len = smc_curs_diff(c->tx_ring, &c->tx_prod_sent, &c->tx_prod);
+	off = c->tx_prod_sent.count;
+	while (len && n < 2) {
+		chunk = min(len, c->tx_ring - off);
+		sge[n].addr = c->snd_buf->dma + off;
+		sge[n].length = chunk;
+		sge[n].lkey = link->dev->pd->local_dma_lkey;
+		ib_dma_sync_single_for_device(link->dev->ibdev, sge[n].addr,
+					      chunk, DMA_TO_DEVICE);
+		wr[n].wr.opcode = IB_WR_RDMA_WRITE;
+		wr[n].wr.sg_list = &sge[n];
+		wr[n].wr.num_sge = 1;
+		wr[n].remote_addr = c->peer_rmb_addr + off;
+		wr[n].rkey = c->peer_rkey;
+		n++;
+		len -= chunk;
+		off = 0;
+	}
+
+	m.seqno = ++c->cdc_tx_seq;
+	m.token = c->peer_alert;
+	m.prod = c->tx_prod;
+	m.cons = c->rx_cons;
+	m.prod_flags = c->tx_prod_flags;
+	m.conn_state_flags = c->tx_conn_flags;
+	smcr_cdc_build(slot->buf, SMCR_SLOT_LEN, &m);
+	/* a failed post takes the link down, and the connection with it */
+	smcr_slot_post(slot, wr, n);
+	c->rx_cons_sent = m.cons;
+	c->tx_prod_sent = m.prod;
+}

@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared Memory Communications: SMC-R links.
+ *
+ * A link is one RC queue pair.  Its QP is bound to the least-used
+ * completion vector of its device; the CQ comes from the RDMA core's
+ * shared pool on that vector (one CQ for sends and receives) and the
+ * receives from the vector's SRQ.  Completions come through ib_cqe
+ * callbacks in softirq.
+ *
+ * Send slots are tickets for the send queue: a CDC or LLC message
+ * needs one, and its RDMA writes ride on the same post (writes first,
+ * then the signaled CDC: one doorbell, one completion).  Waiters for a
+ * slot queue up exclusively and are served in order; a newcomer does
+ * not overtake them.  Taking a link down waits until every slot is
+ * back, so no one posts on a QP being destroyed.
+ *
+ * Lock order: slot_lock and llc_lock are leaves; reg_lock (mutex)
+ * is taken without spinlocks held.
+ */
+
+#define KMSG_COMPONENT "smc"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#include "smc.h"
+#include "smcr_dev.h"
+#include "smcr_link.h"
+
+static void smcr_link_keepalive(struct work_struct *work);
+
+static void smcr_slot_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct smcr_slot *slot = container_of(wc->wr_cqe, struct smcr_slot,
+					      cqe);
+	struct smcr_link *link = slot->link;
+
+	if (wc->status != IB_WC_SUCCESS)
+		smcr_link_down(link);
+	smcr_slot_put(slot);
+}
+
+static void smcr_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct smcr_link *link = container_of(wc->wr_cqe, struct smcr_link,
+					      reg_cqe);
+
+	link->reg_status = wc->status == IB_WC_SUCCESS ? 0 : -EIO;
+	complete(&link->reg_done);
+}
+
+static void smcr_drain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct smcr_link *link = container_of(wc->wr_cqe, struct smcr_link,
+					      drain_cqe);
+
+	complete(&link->drained);
+}
+
+static int smcr_link_slots_init(struct smcr_link *link)
+{
+	struct ib_device *ibdev = link->dev->ibdev;
+	unsigned int i;
+
+	link->slot_bufs = kcalloc(SMCR_SLOTS, SMCR_SLOT_LEN, GFP_KERNEL);
+	if (!link->slot_bufs)
+		return -ENOMEM;
+	link->slot_dma = ib_dma_map_single(ibdev, link->slot_bufs,
+					   SMCR_SLOTS * SMCR_SLOT_LEN,
+					   DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, link->slot_dma)) {
+		kfree(link->slot_bufs);
+		link->slot_bufs = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < SMCR_SLOTS; i++) {
+		link->slots[i].cqe.done = smcr_slot_done;
+		link->slots[i].link = link;
+		link->slots[i].idx = i;
+		link->slots[i].buf = link->slot_bufs + i * SMCR_SLOT_LEN;
+	}
+	bitmap_fill(link->slot_free, SMCR_SLOTS);
+	return 0;
+}
+
+static void smcr_link_slots_free(struct smcr_link *link)
+{
+	if (!link->slot_bufs)
+		return;
+	ib_dma_unmap_single(link->dev->ibdev, link->slot_dma,
+			    SMCR_SLOTS * SMCR_SLOT_LEN, DMA_TO_DEVICE);
+	kfree(link->slot_bufs);
+	link->slot_bufs = NULL;
+}
+
+/*
+ * A new link of @lgr on port @port of @dev, using our GID @gid (at
+ * @sgid_index) and MAC @mac: the QP is made and moved to INIT.
+ */
+struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
+				   u8 port, int sgid_index, const u8 *gid,
+				   const u8 *mac)
+{
+	struct ib_qp_init_attr qa = {};
+	struct ib_qp_attr attr = {};
+	struct smcr_link *link;
+	struct ib_srq *srq;
+	int rc;
+
+	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	if (!link)
+		return ERR_PTR(-ENOMEM);
+	refcount_inc(&dev->refs);
+	link->dev = dev;
+	link->lgr = lgr;
+	link->port = port;
+	link->sgid_index = sgid_index;
+	memcpy(link->gid, gid, sizeof(link->gid));
+	memcpy(link->mac, mac, sizeof(link->mac));
+	link->psn = get_random_u32() & 0xffffff;
+	link->state = SMCR_LINK_ACTIVATING;
+	refcount_set(&link->refs, 1);
+	spin_lock_init(&link->slot_lock);
+	init_waitqueue_head(&link->slot_wq);
+	mutex_init(&link->reg_lock);
+	link->reg_cqe.done = smcr_reg_done;
+	init_completion(&link->reg_done);
+	spin_lock_init(&link->llc_lock);
+	init_completion(&link->llc_done);
+	link->drain_cqe.done = smcr_drain_done;
+	init_completion(&link->drained);
+	INIT_DELAYED_WORK(&link->keepalive, smcr_link_keepalive);
+
+	rc = smcr_link_slots_init(link);
+	if (rc)
+		goto out_free;
+	rc = smcr_dev_bind(dev, &link->vec, &srq);
+	if (rc)
+		goto out_slots;
+	link->cq = ib_cq_pool_get(dev->ibdev, SMCR_CQE, link->vec,
+				  IB_POLL_SOFTIRQ);
+	if (IS_ERR(link->cq)) {
+		rc = PTR_ERR(link->cq);
+		link->cq = NULL;
+		goto out_unbind;
+	}
+
+	qa.qp_context = link;
+	qa.send_cq = link->cq;
+	qa.recv_cq = link->cq;
+	qa.srq = srq;
+	qa.qp_type = IB_QPT_RC;
+	qa.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qa.cap.max_send_wr = SMCR_SQ_WR;
+	qa.cap.max_send_sge = 2;
+	qa.cap.max_inline_data = SMCR_CDC_MSG_LEN;
+	link->qp = ib_create_qp(dev->pd, &qa);
+	if (IS_ERR(link->qp)) {
+		/* no inline sends then: the slots are DMA-mapped anyway */
+		qa.cap.max_inline_data = 0;
+		link->qp = ib_create_qp(dev->pd, &qa);
+	}
+	if (IS_ERR(link->qp)) {
+		rc = PTR_ERR(link->qp);
+		link->qp = NULL;
+		goto out_cq;
+	}
+	link->inline_cdc = qa.cap.max_inline_data >= SMCR_CDC_MSG_LEN;
+
+	attr.qp_state = IB_QPS_INIT;
+	attr.pkey_index = 0;
+	attr.port_num = port;
+	attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	rc = ib_modify_qp(link->qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			  IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (rc)
+		goto out_qp;
+	return link;
+
+out_qp:
+	ib_destroy_qp(link->qp);
+out_cq:
+	ib_cq_pool_put(link->cq, SMCR_CQE);
+out_unbind:
+	smcr_dev_unbind(dev, link->vec);
+out_slots:
+	smcr_link_slots_free(link);
+out_free:
+	smcr_dev_put(dev);
+	kfree(link);
+	return ERR_PTR(rc);
+}
+
+/*
+ * The peer's QPN, PSN, GID and MAC are known (link->peer_*) and the
+ * path MTU (link->mtu): move the QP to RTR, and to RTS with @rts.  The
+ * state is ours to track: 6.1's rxe does not report it in a query.
+ */
+int smcr_link_ready(struct smcr_link *link, bool rts)
+{
+	struct ib_qp_attr attr = {};
+	union ib_gid dgid;
+	int rc;
+
+	if (!rts) {
+		memcpy(dgid.raw, link->peer_gid, sizeof(dgid.raw));
+		attr.qp_state = IB_QPS_RTR;
+		attr.path_mtu = link->mtu;
+		attr.dest_qp_num = link->peer_qpn;
+		attr.rq_psn = link->peer_psn;
+		attr.max_dest_rd_atomic = 1;
+		attr.min_rnr_timer = 5;
+		attr.ah_attr.type = rdma_ah_find_type(link->dev->ibdev,
+						      link->port);
+		rdma_ah_set_port_num(&attr.ah_attr, link->port);
+		rdma_ah_set_grh(&attr.ah_attr, &dgid, 0, link->sgid_index, 1,
+				0);
+		memcpy(attr.ah_attr.roce.dmac, link->peer_mac, ETH_ALEN);
+		return ib_modify_qp(link->qp, &attr, IB_QP_STATE | IB_QP_AV |
+				    IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+				    IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
+				    IB_QP_MIN_RNR_TIMER);
+	}
+	attr.qp_state = IB_QPS_RTS;
+	attr.timeout = 15;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.sq_psn = link->psn;
+	attr.max_rd_atomic = 1;
+	rc = ib_modify_qp(link->qp, &attr, IB_QP_STATE | IB_QP_TIMEOUT |
+			  IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+			  IB_QP_MAX_QP_RD_ATOMIC);
+	return rc;
+}
+
+static bool smcr_slot_try(struct smcr_link *link, bool queued,
+			  struct smcr_slot **slot)
+{
+	unsigned int i;
+
+	spin_lock_bh(&link->slot_lock);
+	if (link->state == SMCR_LINK_DOWN) {
+		spin_unlock_bh(&link->slot_lock);
+		*slot = ERR_PTR(-ENOLINK);
+		return true;
+	}
+	/* fairness: a newcomer waits behind those already queued */
+	if (!queued && waitqueue_active(&link->slot_wq)) {
+		spin_unlock_bh(&link->slot_lock);
+		return false;
+	}
+	i = find_first_bit(link->slot_free, SMCR_SLOTS);
+	if (i < SMCR_SLOTS) {
+		__clear_bit(i, link->slot_free);
+		*slot = &link->slots[i];
+	}
+	spin_unlock_bh(&link->slot_lock);
+	return i < SMCR_SLOTS;
+}
+
+/*
+ * A send slot of @link.  With @wait, a killable wait of up to
+ * SMCR_SLOT_WAIT, after which the link counts as broken.  Returns the
+ * slot or an error pointer.
+ */
+struct smcr_slot *smcr_slot_get(struct smcr_link *link, bool wait)
+{
+	struct smcr_slot *slot = NULL;
+	long left;
+
+	if (smcr_slot_try(link, false, &slot))
+		return slot;
+	if (!wait)
+		return ERR_PTR(-EAGAIN);
+	/* killable, exclusive (one waiter per freed slot), timed */
+	left = ___wait_event(link->slot_wq,
+			     ___wait_cond_timeout(smcr_slot_try(link, true,
+								&slot)),
+			     TASK_KILLABLE, 1, SMCR_SLOT_WAIT,
+			     __ret = schedule_timeout(__ret));
+	if (slot)
+		return slot;
+	if (left == -ERESTARTSYS)
+		return ERR_PTR(-EINTR);
+	pr_warn_ratelimited("%s: no send slot for %u s, link down\n",
+			    dev_name(&link->dev->ibdev->dev),
+			    SMCR_SLOT_WAIT / HZ);
+	smcr_link_down(link);
+	return ERR_PTR(-ETIMEDOUT);
+}
+
+void smcr_slot_put(struct smcr_slot *slot)
+{
+	struct smcr_link *link = slot->link;
+
+	spin_lock_bh(&link->slot_lock);
+	__set_bit(slot->idx, link->slot_free);
+	spin_unlock_bh(&link->slot_lock);
+	/* one waiter per slot; teardown waits for all of them */
+	wake_up(&link->slot_wq);
+}
+
+/*
+ * Post the message in @slot (SMCR_CDC_MSG_LEN or SMC_LLC_MSG_LEN
+ * bytes), after the @nwrites RDMA writes in @writes, in one chain.
+ * The slot comes back with the message's completion, or now on error.
+ */
+int smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
+		   unsigned int nwrites)
+{
+	struct smcr_link *link = slot->link;
+	struct ib_send_wr send = {};
+	const struct ib_send_wr *bad;
+	struct ib_sge sge;
+	unsigned int i;
+	int rc;
+
+	sge.addr = link->slot_dma + slot->idx * SMCR_SLOT_LEN;
+	sge.length = SMCR_CDC_MSG_LEN;
+	sge.lkey = link->dev->pd->local_dma_lkey;
+	send.wr_cqe = &slot->cqe;
+	send.opcode = IB_WR_SEND;
+	send.sg_list = &sge;
+	send.num_sge = 1;
+	send.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
+	if (link->inline_cdc)
+		send.send_flags |= IB_SEND_INLINE;
+	else
+		ib_dma_sync_single_for_device(link->dev->ibdev, sge.addr,
+					      SMCR_SLOT_LEN, DMA_TO_DEVICE);
+	for (i = 0; i < nwrites; i++)
+		writes[i].wr.next = i + 1 < nwrites ? &writes[i + 1].wr : &send;
+	rc = ib_post_send(link->qp, nwrites ? &writes[0].wr : &send, &bad);
+	if (rc) {
+		smcr_link_down(link);
+		smcr_slot_put(slot);
+	}
+	return rc;
+}
+
+/*
+ * Make @buf usable for the peer's RDMA writes on @link: a fast
+ * registration work request, waited for up to SMCR_REG_WAIT.
+ */
+int smcr_link_reg_buf(struct smcr_link *link, struct smcr_buf *buf)
+{
+	struct ib_reg_wr wr = {};
+	const struct ib_send_wr *bad;
+	struct smcr_slot *slot;
+	long left;
+	int rc;
+
+	/* a slot is the ticket for the send queue */
+	slot = smcr_slot_get(link, true);
+	if (IS_ERR(slot))
+		return PTR_ERR(slot);
+	mutex_lock(&link->reg_lock);
+	reinit_completion(&link->reg_done);
+	link->reg_status = -ETIMEDOUT;
+	wr.wr.wr_cqe = &link->reg_cqe;
+	wr.wr.opcode = IB_WR_REG_MR;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.mr = buf->mr;
+	wr.key = buf->mr->rkey;
+	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	rc = ib_post_send(link->qp, &wr.wr, &bad);
+	if (!rc) {
+		left = wait_for_completion_timeout(&link->reg_done,
+						   SMCR_REG_WAIT);
+		rc = left ? link->reg_status : -ETIMEDOUT;
+	}
+	mutex_unlock(&link->reg_lock);
+	smcr_slot_put(slot);
+	if (rc)
+		smcr_link_down(link);
+	return rc;
+}
+
+/* Send the LLC message @m on @link in the link group's encoding */
+int smcr_llc_send(struct smcr_link *link, struct smc_llc_msg *m)
+{
+	struct smcr_slot *slot;
+	int rc;
+
+	slot = smcr_slot_get(link, true);
+	if (IS_ERR(slot))
+		return PTR_ERR(slot);
+	rc = smc_llc_build(slot->buf, SMC_LLC_MSG_LEN, m, NULL);
+	if (rc < 0) {
+		smcr_slot_put(slot);
+		return rc;
+	}
+	return smcr_slot_post(slot, NULL, 0);
+}
+
+/*
+ * Wait up to @timeout for an LLC message of @type from the peer, a
+ * response (@resp) or a request.  The one waiter of a link at a time
+ * is the handshake of the link's first connection.
+ */
+int smcr_llc_wait(struct smcr_link *link, u8 type, bool resp,
+		  unsigned long timeout, struct smc_llc_msg *m)
+{
+	bool got;
+	long left;
+
+	spin_lock_bh(&link->llc_lock);
+	reinit_completion(&link->llc_done);
+	link->llc_want = type;
+	link->llc_resp = resp;
+	link->llc_got = false;
+	spin_unlock_bh(&link->llc_lock);
+
+	left = wait_for_completion_killable_timeout(&link->llc_done, timeout);
+
+	spin_lock_bh(&link->llc_lock);
+	link->llc_want = 0;
+	got = link->llc_got;
+	if (got)
+		*m = link->llc_msg;
+	spin_unlock_bh(&link->llc_lock);
+	if (got)
+		return 0;
+	if (READ_ONCE(link->state) == SMCR_LINK_DOWN)
+		return -ENOLINK;
+	return left < 0 ? -EINTR : -ETIMEDOUT;
+}
+
+/* A waiting LLC flow takes @m; true if one did */
+static bool smcr_llc_deliver(struct smcr_link *link,
+			     const struct smc_llc_msg *m)
+{
+	bool resp = m->hdr.flags & SMC_LLC_FLAG_RESP;
+	bool taken = false;
+
+	spin_lock_bh(&link->llc_lock);
+	if (link->llc_want == m->hdr.type && link->llc_resp == resp &&
+	    !link->llc_got) {
+		link->llc_msg = *m;
+		link->llc_got = true;
+		complete(&link->llc_done);
+		taken = true;
+	}
+	spin_unlock_bh(&link->llc_lock);
+	return taken;
+}
+
+/* A message arrived on @link (softirq): CDC or LLC, by its first byte */
+void smcr_link_rx(struct smcr_link *link, const u8 *buf, u32 len)
+{
+	struct smc_llc_msg m;
+
+	if (!len)
+		return;
+	WRITE_ONCE(link->last_rx, jiffies);
+	if (buf[0] == SMC_CDC_MSG_TYPE) {
+		smcr_lgr_rx_cdc(link->lgr, buf, len);
+		return;
+	}
+	if (smc_llc_parse(buf, len, &m))
+		return;
+	if (smcr_llc_deliver(link, &m))
+		return;
+	smcr_lgr_rx_llc(link, &m, buf);
+}
+
+/*
+ * Nothing came over the link for SMCR_TESTLINK_IDLE: the peer must
+ * answer a TEST LINK within SMCR_LLC_WAIT, or the link counts as
+ * failed (a peer that vanished without a word is found this way).
+ */
+static void smcr_link_keepalive(struct work_struct *work)
+{
+	struct smcr_link *link = container_of(to_delayed_work(work),
+					      struct smcr_link, keepalive);
+	unsigned long idle = jiffies - READ_ONCE(link->last_rx);
+	struct smc_llc_msg m = {};
+	int rc;
+
+	if (READ_ONCE(link->state) != SMCR_LINK_ACTIVE)
+		return;
+	if (idle < SMCR_TESTLINK_IDLE) {
+		schedule_delayed_work(&link->keepalive,
+				      SMCR_TESTLINK_IDLE - idle);
+		return;
+	}
+	m.hdr.type = SMC_LLC_TEST_LINK;
+	m.hdr.version = link->lgr->llc_version;
+	rc = smcr_llc_send(link, &m);
+	if (!rc)
+		rc = smcr_llc_wait(link, SMC_LLC_TEST_LINK, true,
+				   SMCR_LLC_WAIT, &m);
+	if (rc) {
+		if (rc != -ENOLINK)
+			smcr_link_down(link);
+		return;
+	}
+	schedule_delayed_work(&link->keepalive, SMCR_TESTLINK_IDLE);
+}
+
+/* The link is confirmed: it carries connections, and is watched */
+void smcr_link_activate(struct smcr_link *link)
+{
+	WRITE_ONCE(link->last_rx, jiffies);
+	WRITE_ONCE(link->state, SMCR_LINK_ACTIVE);
+	schedule_delayed_work(&link->keepalive, SMCR_TESTLINK_IDLE);
+}
+
+/* No new slots, waiters give up; true for the first caller */
+static bool smcr_link_set_down(struct smcr_link *link)
+{
+	bool first;
+
+	spin_lock_bh(&link->slot_lock);
+	first = link->state != SMCR_LINK_DOWN;
+	link->state = SMCR_LINK_DOWN;
+	spin_unlock_bh(&link->slot_lock);
+	if (!first)
+		return false;
+	wake_up_all(&link->slot_wq);
+	spin_lock_bh(&link->llc_lock);
+	if (link->llc_want)
+		complete(&link->llc_done);
+	spin_unlock_bh(&link->llc_lock);
+	return true;
+}
+
+/*
+ * The link failed (completion error, post failure, timeout): it takes
+ * no more work and its link group ends.  Any context; idempotent.
+ */
+void smcr_link_down(struct smcr_link *link)
+{
+	if (smcr_link_set_down(link))
+		smcr_lgr_link_down(link->lgr);
+}
+
+static bool smcr_link_slots_back(struct smcr_link *link)
+{
+	bool all;
+
+	spin_lock_bh(&link->slot_lock);
+	all = bitmap_full(link->slot_free, SMCR_SLOTS);
+	spin_unlock_bh(&link->slot_lock);
+	return all;
+}
+
+/*
+ * Free the link's hardware resources: the QP goes to the error state,
+ * every slot comes back (their work requests flushed), a marker
+ * through the send queue proves every completion of the QP handled,
+ * then QP and CQ go.  Process context; the link is down already or
+ * goes down now.  If the device does not flush within its time, the
+ * QP is left alone rather than freed under a completion.
+ */
+void smcr_link_destroy(struct smcr_link *link)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_send_wr wr = {};
+	const struct ib_send_wr *bad;
+	bool drained = false;
+
+	if (!link->qp)
+		return;
+	smcr_link_set_down(link);
+	/* a TEST LINK waiting for its answer is woken by the above */
+	cancel_delayed_work_sync(&link->keepalive);
+	ib_modify_qp(link->qp, &attr, IB_QP_STATE);
+	if (wait_event_timeout(link->slot_wq, smcr_link_slots_back(link),
+			       SMCR_DRAIN_WAIT)) {
+		wr.wr_cqe = &link->drain_cqe;
+		wr.opcode = IB_WR_RDMA_WRITE;
+		wr.send_flags = IB_SEND_SIGNALED;
+		if (!ib_post_send(link->qp, &wr, &bad))
+			drained = wait_for_completion_timeout(&link->drained,
+							      SMCR_DRAIN_WAIT);
+	}
+	if (!drained) {
+		pr_err("%s: QP %u did not flush, left in place\n",
+		       dev_name(&link->dev->ibdev->dev), link->qp->qp_num);
+		return;
+	}
+	ib_destroy_qp(link->qp);
+	link->qp = NULL;
+	ib_cq_pool_put(link->cq, SMCR_CQE);
+	link->cq = NULL;
+	smcr_dev_unbind(link->dev, link->vec);
+	smcr_link_slots_free(link);
+}
+
+/* Wait up to @timeout for the messages posted on @link to complete */
+void smcr_link_quiesce(struct smcr_link *link, unsigned long timeout)
+{
+	wait_event_timeout(link->slot_wq, smcr_link_slots_back(link),
+			   timeout);
+}
+
+void smcr_link_put(struct smcr_link *link)
+{
+	if (!refcount_dec_and_test(&link->refs))
+		return;
+	smcr_link_destroy(link);
+	if (link->qp)
+		return;	/* leaked on purpose, see smcr_link_destroy() */
+	smcr_dev_put(link->dev);
+	kfree(link);
+}
