@@ -13,9 +13,16 @@
  * A second group of tests checks AF_SMC specific behaviour that has no
  * TCP counterpart.
  *
+ * IPv4 connections go to 127.0.0.1 or SMC_TEST_ADDR4, IPv6 ones to ::1.
+ *
  * Environment:
- *   SMC_EXPECT_PATH      fallback (default), smcd or smcr
+ *   SMC_EXPECT_PATH      fallback (default), smcd or smcr; with smcr the
+ *                        IPv6 scenarios and tests are skipped (SMC-Rv2
+ *                        is IPv4 only), as is smcd_cork
  *   SMC_EXPECT_REASON    expected fallback reason (default 0x03010000)
+ *   SMC_TEST_ADDR4       local IPv4 address (dotted-decimal) that the
+ *                        listeners bind to and the clients connect to,
+ *                        instead of 127.0.0.1
  *   CONFORMANCE_SMC_FAMILY=inet  create the "SMC" side as TCP too and skip
  *                        all AF_SMC specific checks (debugging aid)
  *   CONFORMANCE_FILTER   substring: run only matching scenarios
@@ -80,6 +87,7 @@ struct ctx {
 static volatile sig_atomic_t sigpipe_count;
 static volatile sig_atomic_t sigalrm_count;
 static int smc_override_inet;
+static struct in_addr addr4;	/* 127.0.0.1 or SMC_TEST_ADDR4 */
 
 /* ---------------------------------------------------------------- trace */
 
@@ -260,6 +268,7 @@ static int xsock(struct ctx *c, int type)
 	return xsock_fam(c, c->fam, type);
 }
 
+/* The address of the tests: ::1, or 127.0.0.1 / SMC_TEST_ADDR4 */
 static socklen_t loop_addr(int fam, int port, struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));
@@ -274,7 +283,7 @@ static socklen_t loop_addr(int fam, int port, struct sockaddr_storage *ss)
 	struct sockaddr_in *a = (struct sockaddr_in *)ss;
 
 	a->sin_family = AF_INET;
-	a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a->sin_addr = addr4;
 	a->sin_port = htons(port);
 	return sizeof(*a);
 }
@@ -380,7 +389,7 @@ static void rec_getint(struct ctx *c, const char *label, int fd, int level,
 		rec(c, "get %s = 0 val=%d", label, v);
 }
 
-/* Bind to loopback:0 and listen; remember the address in c->addr. */
+/* Bind to the test address, port 0, and listen; remember it in c->addr. */
 static int listener_fam(struct ctx *c, int fam, int backlog)
 {
 	struct sockaddr_storage ss;
@@ -2657,7 +2666,7 @@ static int t_sndbuf_default(void)
 	return ok;
 }
 
-/* Connected AF_SMC pair on loopback; returns listener fd or -1. */
+/* Connected AF_SMC pair on the test address; listener fd or -1. */
 static int smc_pair(int fam, int *cli, int *srv, int keep_listener)
 {
 	struct sockaddr_storage ss;
@@ -2775,14 +2784,24 @@ static uint64_t fd_ino(int fd)
 	return fstat(fd, &st) ? 0 : st.st_ino;
 }
 
+/* The address of @ss as smc_diag has it: 4 or 16 bytes, zero-padded */
+static void diag_addr(const struct sockaddr_storage *ss, uint8_t *a)
+{
+	memset(a, 0, 16);
+	if (ss->ss_family == AF_INET6)
+		memcpy(a, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+	else
+		memcpy(a, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+}
+
 static int t_diag_listing(int fam)
 {
-	struct sockaddr_storage cs, ss;
-	struct smc_sock_info *arr = NULL;
 	int ok = 1, lfd, cli, srv, n, il, ic, is;
+	char ip[4][INET6_ADDRSTRLEN], why[256];
+	struct smc_sock_info *arr = NULL;
+	struct sockaddr_storage cs, ss;
+	uint8_t src[16], dst[16];
 	socklen_t l;
-	char why[256];
-	uint8_t lo[16];
 
 	lfd = smc_pair(fam, &cli, &srv, 1);
 	if (lfd < 0)
@@ -2812,11 +2831,9 @@ static int t_diag_listing(int fam)
 		      "listener sport %u != %u", arr[il].sport,
 		      addr_port(&ss));
 	}
-	memset(lo, 0, sizeof(lo));
-	if (fam == AF_INET6)
-		memcpy(lo, &in6addr_loopback, 16);
-	else
-		lo[0] = 127, lo[3] = 1;
+	/* the client's own address and the one of the listener */
+	diag_addr(&cs, src);
+	diag_addr(&ss, dst);
 	if (ic >= 0) {
 		struct smc_sock_info *si = &arr[ic];
 
@@ -2827,8 +2844,13 @@ static int t_diag_listing(int fam)
 		      si->dport == addr_port(&ss),
 		      "client ports %u->%u, expected %u->%u", si->sport,
 		      si->dport, addr_port(&cs), addr_port(&ss));
-		CHECK(!memcmp(si->src, lo, 16) && !memcmp(si->dst, lo, 16),
-		      "client addresses are not loopback");
+		inet_ntop(fam, si->src, ip[0], sizeof(ip[0]));
+		inet_ntop(fam, si->dst, ip[1], sizeof(ip[1]));
+		inet_ntop(fam, src, ip[2], sizeof(ip[2]));
+		inet_ntop(fam, dst, ip[3], sizeof(ip[3]));
+		CHECK(!memcmp(si->src, src, 16) && !memcmp(si->dst, dst, 16),
+		      "client addresses %s -> %s, expected %s -> %s", ip[0],
+		      ip[1], ip[2], ip[3]);
 		CHECK(!smc_path_match(si, why, sizeof(why)), "client: %s", why);
 		CHECK(si->shutdown == 0, "client shutdown attr %d",
 		      si->shutdown);
@@ -2986,9 +3008,10 @@ int main(int argc, char **argv)
 	const char *fam = getenv("CONFORMANCE_SMC_FAMILY");
 	const char *vb = getenv("CONFORMANCE_VERBOSE");
 	int verbose = vb && *vb && *vb != '0';
+	char ip[INET_ADDRSTRLEN];
 	struct shm *a, *b;
 	uint32_t reason;
-	int i, plan = 0, v6, mode;
+	int i, plan = 0, v6, mode, smcr;
 
 	(void)argc;
 	(void)argv;
@@ -2997,6 +3020,9 @@ int main(int argc, char **argv)
 		smc_override_inet = 1;
 	if (smc_expect(&mode, &reason))
 		ktap_fail_all("invalid SMC_EXPECT_PATH / SMC_EXPECT_REASON");
+	if (smc_test_addr4(&addr4))
+		ktap_fail_all("invalid SMC_TEST_ADDR4");
+	smcr = smc_expect_smcr();
 	if (!smc_override_inet) {
 		int fd = socket(AF_SMC, SOCK_STREAM, 0);
 
@@ -3028,12 +3054,18 @@ int main(int argc, char **argv)
 	else
 		ktap_diag("expected path: %s reason 0x%08x",
 			  smc_mode_name(mode), reason);
+	ktap_diag("IPv4 address: %s",
+		  inet_ntop(AF_INET, &addr4, ip, sizeof(ip)));
 
 	for (i = 0; i < NR_SCENARIOS; i++) {
 		const struct scenario *s = &scenarios[i];
 
 		if (filter && !strstr(s->name, filter))
 			continue;
+		if (s->fam == AF_INET6 && smcr) {
+			ktap_skip(s->name, SMC_TEST_SKIP_V6);
+			continue;
+		}
 		if (s->fam == AF_INET6 && !v6) {
 			ktap_skip(s->name, "no IPv6 loopback");
 			continue;
@@ -3051,12 +3083,18 @@ int main(int argc, char **argv)
 			ktap_skip(t->name, "CONFORMANCE_SMC_FAMILY=inet");
 			continue;
 		}
+		if (strstr(t->name, "_v6") && smcr) {
+			ktap_skip(t->name, SMC_TEST_SKIP_V6);
+			continue;
+		}
 		if (strstr(t->name, "_v6") && !v6) {
 			ktap_skip(t->name, "no IPv6 loopback");
 			continue;
 		}
 		r = t->fn();
-		if (r == -2)
+		if (r == -2 && smcr)
+			ktap_skip(t->name, SMC_TEST_SKIP_SMCD);
+		else if (r == -2)
 			ktap_skip(t->name, "connections do not take SMC-D");
 		else if (r < 0)
 			ktap_skip(t->name, "interface not present");

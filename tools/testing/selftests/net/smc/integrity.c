@@ -2,8 +2,9 @@
 /*
  * Full-duplex data integrity over AF_SMC.
  *
- * Each iteration connects a pair over loopback and sends a random amount
- * of pseudo-random data (log-uniform, up to 16 MiB) in both directions at
+ * Each iteration connects a pair, over IPv4 to 127.0.0.1 (or
+ * SMC_TEST_ADDR4) or over IPv6 to ::1, and sends a random amount of
+ * pseudo-random data (log-uniform, up to 16 MiB) in both directions at
  * once.  Writers use random chunk sizes, readers read random chunk sizes;
  * both sides hash what they wrote / read with SHA-256 and the digests and
  * lengths must match.  0-byte and 1-byte transfers and one maximum-size
@@ -47,7 +48,13 @@
  * Environment: INTEGRITY_SEED, INTEGRITY_ITERS (20), INTEGRITY_MAX
  * (16777216), INTEGRITY_DMB=0 (leave the DMB cases out), INTEGRITY_OOB=0
  * (leave the urgent-data cases out), INTEGRITY_FAMILY=inet (use TCP,
- * no path checks, the urgent-data cases over TCP only: debugging).
+ * no path checks, the urgent-data cases over TCP only: debugging),
+ * SMC_TEST_ADDR4 (local IPv4 address, dotted-decimal, that the listeners
+ * bind to and the clients connect to instead of 127.0.0.1).  With
+ * SMC_EXPECT_PATH=smcr (also with INTEGRITY_FAMILY=inet) the smcd
+ * parameter is not touched, the DMB cases are skipped, and so are the
+ * IPv6 transfers and urgent-data cases, as SMC-Rv2 is IPv4 only; the
+ * IPv4 urgent-data cases run over SMC-R.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -74,6 +81,8 @@
 #define CHUNK_MAX	(256 * 1024)
 
 static int use_inet;
+static int expect_smcr;		/* SMC_EXPECT_PATH=smcr */
+static struct in_addr addr4;	/* 127.0.0.1 or SMC_TEST_ADDR4 */
 
 /*
  * Socket buffer options of one connection: what the client and the
@@ -285,7 +294,7 @@ static int make_pair_as(int tcp, int fam, int *cli, int *srv,
 		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
 
 		a->sin_family = AF_INET;
-		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		a->sin_addr = addr4;
 		l = sizeof(*a);
 	}
 	if (bo)
@@ -595,6 +604,16 @@ static int transfer_bufs(int fam, uint64_t len_ab, uint64_t len_ba,
 static int transfer(int fam, uint64_t len_ab, uint64_t len_ba, uint64_t seed)
 {
 	return transfer_bufs(fam, len_ab, len_ba, seed, NULL);
+}
+
+/* A transfer and its result; over IPv6 skipped when SMC-R is expected */
+static void transfer_result(int fam, uint64_t len_ab, uint64_t len_ba,
+			    uint64_t seed, const char *name)
+{
+	if (fam == AF_INET6 && expect_smcr)
+		ktap_skip(name, SMC_TEST_SKIP_V6);
+	else
+		ktap_result(transfer(fam, len_ab, len_ba, seed), name);
 }
 
 /* Log-uniform size in [0, max]. */
@@ -1253,39 +1272,57 @@ static void oob_cases_run(uint64_t seed)
 {
 	unsigned int i;
 
-	for (i = 0; i < NR_OOB_CASES; i++)
-		ktap_result(oob_case(&oob_cases[i], seed + 3000 + i),
-			    oob_cases[i].name);
+	for (i = 0; i < NR_OOB_CASES; i++) {
+		if (oob_cases[i].fam == AF_INET6 && expect_smcr)
+			ktap_skip(oob_cases[i].name, SMC_TEST_SKIP_V6);
+		else
+			ktap_result(oob_case(&oob_cases[i], seed + 3000 + i),
+				    oob_cases[i].name);
+	}
 	ktap_result(oob_at_mark_case(), "oob_new_urgent_at_mark");
+}
+
+/* Skip the DMB cases (@dmb) and the urgent-data cases (@oob) */
+static void smcd_cases_skip(int dmb, int oob, const char *why)
+{
+	unsigned int i;
+
+	for (i = 0; dmb && i < NR_DMB_CASES; i++)
+		ktap_skip(dmb_cases[i].name, why);
+	if (dmb) {
+		ktap_skip("dmb_all_classes_used", why);
+		ktap_skip("dmb_sysctl_rmem", why);
+	}
+	for (i = 0; oob && i < NR_OOB_CASES; i++)
+		ktap_skip(oob_cases[i].name, why);
+	if (oob)
+		ktap_skip("oob_new_urgent_at_mark", why);
 }
 
 /*
  * The DMB and urgent-data cases over SMC-D: the smcd parameter on and
  * SMC_EXPECT_PATH=smcd while they run.  With INTEGRITY_FAMILY=inet only
- * the urgent-data cases run, over TCP.
+ * the urgent-data cases run, over TCP.  With SMC_EXPECT_PATH=smcr the
+ * smcd parameter is left alone: no DMB cases, and the urgent-data cases
+ * over IPv4 run over SMC-R.
  */
 static void smcd_cases_run(uint64_t seed, int dmb, int oob)
 {
-	const char *why = "no smcd module parameter";
 	char *old = getenv("SMC_EXPECT_PATH");
-	unsigned int i;
 
+	if (expect_smcr) {
+		smcd_cases_skip(dmb, 0, SMC_TEST_SKIP_SMCD);
+		if (oob)
+			oob_cases_run(seed);
+		return;
+	}
 	if (use_inet) {
 		if (oob)
 			oob_cases_run(seed);
 		return;
 	}
 	if (smcd_param_set(1)) {
-		for (i = 0; dmb && i < NR_DMB_CASES; i++)
-			ktap_skip(dmb_cases[i].name, why);
-		if (dmb) {
-			ktap_skip("dmb_all_classes_used", why);
-			ktap_skip("dmb_sysctl_rmem", why);
-		}
-		for (i = 0; oob && i < NR_OOB_CASES; i++)
-			ktap_skip(oob_cases[i].name, why);
-		if (oob)
-			ktap_skip("oob_new_urgent_at_mark", why);
+		smcd_cases_skip(dmb, oob, "no smcd module parameter");
 		return;
 	}
 	if (old)
@@ -1333,7 +1370,7 @@ static uint64_t env_u64(const char *name, uint64_t def)
 int main(void)
 {
 	uint64_t seed, iters, max, s, a, b;
-	char name[64];
+	char name[64], ip[INET_ADDRSTRLEN];
 	const char *f = getenv("INTEGRITY_FAMILY");
 	unsigned int i;
 	int fd, dmb, oob;
@@ -1341,6 +1378,9 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
 	use_inet = f && !strcmp(f, "inet");
+	if (smc_test_addr4(&addr4))
+		ktap_fail_all("invalid SMC_TEST_ADDR4");
+	expect_smcr = smc_expect_smcr();
 	seed = env_u64("INTEGRITY_SEED", (uint64_t)time(NULL) ^ getpid());
 	iters = env_u64("INTEGRITY_ITERS", 20);
 	max = env_u64("INTEGRITY_MAX", 16 << 20);
@@ -1363,11 +1403,14 @@ int main(void)
 		  (unsigned long long)seed, (unsigned long long)seed,
 		  (unsigned long long)iters, (unsigned long long)max,
 		  use_inet ? ", TCP sockets (INTEGRITY_FAMILY=inet)" : "");
+	ktap_diag("IPv4 address: %s%s",
+		  inet_ntop(AF_INET, &addr4, ip, sizeof(ip)),
+		  expect_smcr ? "; SMC-R: no IPv6, no DMB cases" : "");
 
-	ktap_result(transfer(AF_INET, 0, 0, seed), "zero_bytes");
-	ktap_result(transfer(AF_INET, 1, 1, seed + 1), "one_byte");
-	ktap_result(transfer(AF_INET6, 1, 0, seed + 2), "one_byte_one_way_v6");
-	ktap_result(transfer(AF_INET, max, max, seed + 3), "max_size_duplex");
+	transfer_result(AF_INET, 0, 0, seed, "zero_bytes");
+	transfer_result(AF_INET, 1, 1, seed + 1, "one_byte");
+	transfer_result(AF_INET6, 1, 0, seed + 2, "one_byte_one_way_v6");
+	transfer_result(AF_INET, max, max, seed + 3, "max_size_duplex");
 	s = seed | 1;
 	for (i = 0; i < iters; i++) {
 		int fam = (i & 1) ? AF_INET6 : AF_INET;
@@ -1376,7 +1419,7 @@ int main(void)
 		b = rand_size(&s, max);
 		snprintf(name, sizeof(name), "iteration_%02u_%s", i + 1,
 			 fam == AF_INET6 ? "v6" : "v4");
-		ktap_result(transfer(fam, a, b, seed + 100 + i), name);
+		transfer_result(fam, a, b, seed + 100 + i, name);
 	}
 	if (dmb || oob)
 		smcd_cases_run(seed, dmb, oob);

@@ -400,6 +400,29 @@ int smc_expect(int *mode, uint32_t *reason)
 	return 0;
 }
 
+int smc_expect_smcr(void)
+{
+	const char *p = getenv("SMC_EXPECT_PATH");
+
+	return p && !strcasecmp(p, "smcr");
+}
+
+int smc_test_addr4(struct in_addr *addr)
+{
+	const char *a = getenv("SMC_TEST_ADDR4");
+
+	addr->s_addr = htonl(INADDR_LOOPBACK);
+	if (!a || !*a)
+		return 0;
+	if (inet_pton(AF_INET, a, addr) != 1) {
+		fprintf(stderr,
+			"invalid SMC_TEST_ADDR4 '%s': not an IPv4 address\n", a);
+		addr->s_addr = htonl(INADDR_LOOPBACK);
+		return -1;
+	}
+	return 0;
+}
+
 int smc_path_match(const struct smc_sock_info *si, char *why, size_t whylen)
 {
 	uint32_t reason;

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <netinet/in.h>
 
 #ifndef AF_SMC
 #define AF_SMC			43
@@ -145,6 +146,25 @@ const char *smc_mode_name(int mode);
  * prints a message if the environment is invalid.
  */
 int smc_expect(int *mode, uint32_t *reason);
+
+/*
+ * SMC_EXPECT_PATH is smcr (case-insensitive): SMC-Rv2 takes IPv4 only,
+ * so the IPv6 and the SMC-D cases of a test are skipped.  Reads the
+ * environment only; unset, empty or anything else is 0.
+ */
+int smc_expect_smcr(void);
+
+/* Why the cases smc_expect_smcr() leaves out are skipped */
+#define SMC_TEST_SKIP_V6	"SMC-R is IPv4 only (SMC_EXPECT_PATH=smcr)"
+#define SMC_TEST_SKIP_SMCD	"SMC-D only (SMC_EXPECT_PATH=smcr)"
+
+/*
+ * The IPv4 address the tests bind their listeners to and connect to:
+ * SMC_TEST_ADDR4 in dotted-decimal notation, 127.0.0.1 when unset or
+ * empty.  Returns 0, or -1 and prints a message if the value is not an
+ * IPv4 address.
+ */
+int smc_test_addr4(struct in_addr *addr);
 
 /*
  * Check a diag entry against the expected path.  Returns 0 if it

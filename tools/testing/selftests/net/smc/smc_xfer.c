@@ -359,7 +359,11 @@ int main(int argc, char **argv)
 	reader(&r);
 	pthread_join(t, NULL);
 
-	stream_digest(r.seed, server ? c2s : s2c, want);
+	/* a short stream fails anyway: spare the digest of a long one */
+	if (r.done == (server ? c2s : s2c))
+		stream_digest(r.seed, r.done, want);
+	else
+		memset(want, 0, sizeof(want));
 	if (w.err || r.err) {
 		ktap_diag("%s: I/O error: write %s, read %s", role,
 			  strerror(w.err), strerror(r.err));

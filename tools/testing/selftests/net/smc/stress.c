@@ -25,6 +25,13 @@
  *
  * STRESS_FAMILY=inet runs parts 1 and 2 over TCP (debugging, no diag
  * checks).
+ *
+ * The IPv4 connections go to 127.0.0.1, or to SMC_TEST_ADDR4 (a local
+ * IPv4 address, dotted-decimal) which the listeners then bind to; the
+ * IPv6 ones of parts 3 and 4 to ::1.  With SMC_EXPECT_PATH=smcr parts 3
+ * and 4 are skipped: part 3 is about SMC-D (and half IPv6, which SMC-Rv2
+ * does not take), and with SMC-R on, the IPv4 connections of part 4
+ * would not fall back.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -50,6 +57,8 @@
 #include "smcd_util.h"
 
 static int use_inet;
+static int expect_smcr;		/* SMC_EXPECT_PATH=smcr */
+static struct in_addr addr4;	/* 127.0.0.1 or SMC_TEST_ADDR4 */
 static struct sockaddr_in laddr;
 static const char *volatile phase = "start";
 static volatile int progress;
@@ -70,7 +79,7 @@ static int make_listener(int backlog)
 		return -1;
 	memset(&laddr, 0, sizeof(laddr));
 	laddr.sin_family = AF_INET;
-	laddr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	laddr.sin_addr = addr4;
 	if (bind(fd, (struct sockaddr *)&laddr, sizeof(laddr)) ||
 	    listen(fd, backlog) ||
 	    getsockname(fd, (struct sockaddr *)&laddr, &l)) {
@@ -686,7 +695,7 @@ static int leak_listen(struct leak_run *r)
 		return -1;
 	memset(&r->a4, 0, sizeof(r->a4));
 	r->a4.sin_family = AF_INET;
-	r->a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	r->a4.sin_addr = addr4;
 	memset(&r->a6, 0, sizeof(r->a6));
 	r->a6.sin6_family = AF_INET6;
 	r->a6.sin6_addr = in6addr_loopback;
@@ -1005,17 +1014,25 @@ static int env_int(const char *name, int def)
 	return v && *v ? atoi(v) : def;
 }
 
+/* Part 4 needs every connection to fall back, but SMC-R stays on */
+#define SKIP_FALLBACK_SMCR \
+	"SMC-R is on, IPv4 would not fall back (SMC_EXPECT_PATH=smcr)"
+
 int main(void)
 {
 	const char *f = getenv("STRESS_FAMILY");
 	const char *c = getenv("STRESS_CONNS");
 	const char *l = getenv("STRESS_LOOPS");
 	int nconn = c ? atoi(c) : 1000, loops = l ? atoi(l) : 2000, fd;
+	char ip[INET_ADDRSTRLEN];
 	struct rlimit rl;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
 	use_inet = f && !strcmp(f, "inet");
+	if (smc_test_addr4(&addr4))
+		ktap_fail_all("invalid SMC_TEST_ADDR4");
+	expect_smcr = smc_expect_smcr();
 	if (!use_inet) {
 		fd = socket(AF_SMC, SOCK_STREAM, 0);
 		if (fd < 0)
@@ -1038,6 +1055,8 @@ int main(void)
 	ktap_header(7);
 	if (use_inet)
 		ktap_diag("STRESS_FAMILY=inet: TCP sockets, no diag checks");
+	ktap_diag("IPv4 address: %s",
+		  inet_ntop(AF_INET, &addr4, ip, sizeof(ip)));
 	ktap_result(part_concurrent(nconn), "concurrent_connections");
 	ktap_result(part_loop(loops), "short_connection_loop");
 	if (use_inet) {
@@ -1046,6 +1065,14 @@ int main(void)
 		ktap_skip("smcd_dmbs_released", "STRESS_FAMILY=inet");
 		ktap_skip("fallback_connections", "STRESS_FAMILY=inet");
 		ktap_skip("fallback_no_leaks", "STRESS_FAMILY=inet");
+		ktap_finish();
+	}
+	if (expect_smcr) {
+		ktap_skip("smcd_connections", SMC_TEST_SKIP_SMCD);
+		ktap_skip("smcd_no_leaks", SMC_TEST_SKIP_SMCD);
+		ktap_skip("smcd_dmbs_released", SMC_TEST_SKIP_SMCD);
+		ktap_skip("fallback_connections", SKIP_FALLBACK_SMCR);
+		ktap_skip("fallback_no_leaks", SKIP_FALLBACK_SMCR);
 		ktap_finish();
 	}
 	part_leak("smcd", "smcd", env_int("STRESS_LEAK_CONNS", 10000),

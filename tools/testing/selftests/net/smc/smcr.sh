@@ -1,0 +1,283 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# SMC-R over the rxe test bed (smcr_topo.sh): connections from end A
+# (198.51.100.1) to end B (198.51.100.2) take SMC-Rv2 between the two
+# rxe devices, with SMC-D negotiation off.  Every connection's path is
+# checked through sock_diag.  The QPs of the link groups and their
+# completion vectors are read from /sys/kernel/debug/smc/rdma-devices
+# ("qps N0 N1 ...": the QPs bound to each vector).
+#
+# SMCR_TESTS=N runs the first N cases only (debugging).
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/smcr_topo.sh"
+
+DEVS=/sys/kernel/debug/smc/rdma-devices
+XFER=$HERE/smc_xfer
+NCASES=14
+
+[ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
+[ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
+require_tools rdma ip sysctl
+mount_debugfs
+[ -r "$DEVS" ] || ktap_skip_all "no $DEVS"
+[ -x "$XFER" ] || ktap_skip_all "smc_xfer not built"
+smcr_topo_setup
+
+smcd_param=/sys/module/smc/parameters/smcd
+smcd_saved=$(cat $smcd_param)
+restore_smcd()
+{
+	echo "$smcd_saved" > $smcd_param
+	smcr_topo_cleanup
+}
+trap restore_smcd EXIT
+
+ktap_header $NCASES
+
+if ! smcr_topo_up; then
+	ktap_diag "$(rdma link show 2>&1)"
+	ktap_skip_all "the rxe test bed does not come up"
+fi
+echo N > $smcd_param
+
+# qps RXE: the per-vector QP counts of RXE ("1 0")
+qps()
+{
+	sed -n "s/^$1 .* qps \([0-9 ]*\) netdev.*/\1/p" "$DEVS"
+}
+
+# qps_sum RXE: QPs bound on RXE
+qps_sum()
+{
+	local n s=0
+
+	for n in $(qps "$1"); do
+		s=$((s + n))
+	done
+	echo $s
+}
+
+# qps_none RXE: no QP bound on RXE
+qps_none()
+{
+	[ "$(qps_sum "$1")" = 0 ]
+}
+
+# spread_ok RXE: the counts differ by one at most (least-used rule)
+spread_ok()
+{
+	local n min=999999 max=0
+
+	for n in $(qps "$1"); do
+		[ "$n" -lt "$min" ] && min=$n
+		[ "$n" -gt "$max" ] && max=$n
+	done
+	[ $((max - min)) -le 1 ]
+}
+
+# xfer NAME SERVER_ADDR N M [SRV_REASON]: one verified connection,
+# client to SERVER_ADDR, N bytes up and M down; the path from
+# SMC_EXPECT_PATH, the fallback reason from SMC_EXPECT_REASON (on the
+# server SRV_REASON when given: a Decline of the client's is its peer's)
+xfer()
+{
+	local name=$1 addr=$2 n=$3 m=$4 port rc=0
+	local ready=$tmp_dir/ready.$ktap_nr
+	local sreason=${5:-$SMC_EXPECT_REASON}
+
+	port=$(free_port)
+	SMC_EXPECT_REASON=$sreason \
+		"$XFER" -s "$addr" "$port" -n "$n" -m "$m" -t 60 -r "$ready" \
+		> "$tmp_dir/srv.out" 2>&1 &
+	local spid=$!
+	track $spid
+	wait_until 10 test -e "$ready" || rc=1
+	"$XFER" -c "$addr" "$port" -n "$n" -m "$m" -t 60 \
+		> "$tmp_dir/cli.out" 2>&1 || rc=1
+	wait $spid || rc=1
+	ktap_diag "$(cat "$tmp_dir/cli.out" "$tmp_dir/srv.out")"
+	ktap_result "$name" $rc
+}
+
+export SMC_EXPECT_PATH=smcr
+export SMC_EXPECT_REASON=0
+
+# 1: the first connection makes a link group on each end
+xfer "A to B takes SMC-R, 1 MiB up and 3 MiB down verified" \
+	"$SMCR_B" 1048576 3145728
+ktap_diag "$(cat "$DEVS")"
+
+# 2: the next connections reuse them: still one QP a device
+rc=0
+for i in 1 2 3; do
+	port=$(free_port)
+	"$XFER" -s "$SMCR_B" "$port" -n 100000 -m 100000 -t 30 \
+		-r "$tmp_dir/r$i" > "$tmp_dir/s$i" 2>&1 &
+	track $!
+	wait_until 10 test -e "$tmp_dir/r$i" || rc=1
+	"$XFER" -c "$SMCR_B" "$port" -n 100000 -m 100000 -t 30 \
+		> "$tmp_dir/c$i" 2>&1 || { rc=1; cat "$tmp_dir/c$i"; }
+done
+wait
+for dev in "$SMCR_RXEA" "$SMCR_RXEB"; do
+	[ "$(qps_sum "$dev")" = 1 ] || rc=1
+done
+[ $rc -eq 0 ] || ktap_diag "$(cat "$DEVS")"
+ktap_result "three more connections reuse the link groups: one QP a device" $rc
+
+# 3: B to A: a client group on B and a server group on A, each bound
+# to the least-used vector of its device
+xfer "B to A takes SMC-R as well" "$SMCR_A" 65536 65536
+rc=0
+for dev in "$SMCR_RXEA" "$SMCR_RXEB"; do
+	[ "$(qps_sum "$dev")" = 2 ] && spread_ok "$dev" || rc=1
+done
+ktap_diag "$(cat "$DEVS")"
+ktap_result "second link group of each device on its least-used vector" $rc
+
+# 4: many connections at once over one link group: the send slots and
+# the shared receive queue are shared by all
+rc=0
+pids=()
+for i in $(seq 16); do
+	port=$(free_port)
+	"$XFER" -s "$SMCR_B" "$port" -n 2000000 -m 2000000 -S "$i" -t 90 \
+		-r "$tmp_dir/m$i" > "$tmp_dir/ms$i" 2>&1 &
+	pids+=($!)
+	track $!
+	wait_until 10 test -e "$tmp_dir/m$i" || rc=1
+	"$XFER" -c "$SMCR_B" "$port" -n 2000000 -m 2000000 -S "$i" -t 90 \
+		> "$tmp_dir/mc$i" 2>&1 &
+	pids+=($!)
+	track $!
+done
+for p in "${pids[@]}"; do
+	wait "$p" || rc=1
+done
+[ $rc -eq 0 ] || ktap_diag "$(cat "$tmp_dir"/mc* "$tmp_dir"/ms* | grep -v ' ok$')"
+ktap_result "16 concurrent connections, 2 MB each way each, verified" $rc
+
+# 5: no GID for the source address (loopback): the client has nothing
+# to offer and declines with NOSMCDEV before any Proposal
+SMC_EXPECT_PATH=fallback SMC_EXPECT_REASON=0x03030000 \
+	xfer "no RoCE GID on loopback: fallback, reason NOSMCDEV" \
+	127.0.0.1 10000 10000 0x05000000
+
+# 6: urgent data over SMC-R: smc_xfer is plain; integrity has the cases
+if [ -x "$HERE/integrity" ]; then
+	out=$(SMC_TEST_ADDR4=$SMCR_B timeout 600 "$HERE/integrity" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "$out" | grep -vE '^ok ' | tail -40 | sed 's/^/# /'
+	else
+		echo "$out" | tail -1 | sed 's/^/# /'
+	fi
+	ktap_result "integrity suite over SMC-R (random sizes, urgent data)" $rc
+else
+	ktap_skip "integrity suite over SMC-R" "integrity not built"
+fi
+
+# 7, 8: the differential conformance suite and the connection stress
+# test, IPv4 over SMC-R (they skip their IPv6 and SMC-D cases)
+for prog in conformance stress; do
+	if [ -x "$HERE/$prog" ]; then
+		out=$(SMC_TEST_ADDR4=$SMCR_B timeout 900 "$HERE/$prog" 2>&1)
+		rc=$?
+		if [ $rc -ne 0 ]; then
+			echo "$out" | grep -vE '^ok ' | tail -40 | sed 's/^/# /'
+		else
+			echo "$out" | tail -1 | sed 's/^/# /'
+		fi
+		ktap_result "$prog suite over SMC-R" $rc
+	else
+		ktap_skip "$prog suite over SMC-R" "$prog not built"
+	fi
+done
+
+# start_big TAG: a long transfer A to B in the background (pids in
+# big_c, big_s), running once this returns
+start_big()
+{
+	local port
+
+	port=$(free_port)
+	"$XFER" -s "$SMCR_B" "$port" -n 4000000000 -m 4000000000 -t 120 \
+		-r "$tmp_dir/$1" > "$tmp_dir/$1.s" 2>&1 &
+	big_s=$!
+	track $big_s
+	wait_until 10 test -e "$tmp_dir/$1"
+	"$XFER" -c "$SMCR_B" "$port" -n 4000000000 -m 4000000000 -t 120 \
+		> "$tmp_dir/$1.c" 2>&1 &
+	big_c=$!
+	track $big_c
+	sleep 3
+}
+
+# both_failed TAG: both ends of start_big TAG ended within 30 s, with
+# an error
+both_failed()
+{
+	local rc=0
+
+	wait_until 30 sh -c "! kill -0 $big_c 2>/dev/null && ! kill -0 $big_s 2>/dev/null" ||
+		{ rc=1; ktap_diag "still running after 30 s"; }
+	wait $big_c && { rc=1; ktap_diag "client succeeded"; }
+	wait $big_s && { rc=1; ktap_diag "server succeeded"; }
+	ktap_diag "$(tail -n 2 "$tmp_dir/$1.c" "$tmp_dir/$1.s")"
+	return $rc
+}
+
+# 9: the wire of one end goes down during a transfer: its port goes
+# down, the links fail, both ends see an error; up again, SMC-R works
+start_big wire
+rc=0
+qps_a=$(qps_sum "$SMCR_RXEA")
+ip link set "$SMCR_NETB" down
+both_failed wire || rc=1
+# B's port is down: its links are gone at once
+wait_until 10 qps_none "$SMCR_RXEB" || rc=1
+# A's link of the transfer failed; idle ones wait for their TEST LINK
+[ "$(qps_sum "$SMCR_RXEA")" -lt "$qps_a" ] || rc=1
+ktap_diag "$(cat "$DEVS")"
+ip link set "$SMCR_NETB" up
+smcr_wait_active "$SMCR_RXEB" || rc=1
+ktap_result "veth down under traffic: both ends fail, B's QPs freed" $rc
+xfer "veth up again: SMC-R again" "$SMCR_B" 100000 100000
+
+# 11: the device of one end goes away during a transfer: both ends end
+# with an error, nothing hangs, the other device's QPs are given back
+start_big gone
+rc=0
+rdma link delete "$SMCR_RXEB" || rc=1
+smcr_topo_state=rxea
+# both ends see the connection fail well before their own timeout
+both_failed gone || rc=1
+# A's links to B end: by B's DELETE LINK, or (for links B lost with its
+# wire in case 9) by a TEST LINK left unanswered after 30 s idle
+wait_until 45 qps_none "$SMCR_RXEA" || rc=1
+ktap_diag "$(cat "$DEVS")"
+ktap_result "rxe device removed under traffic: both ends fail, QPs freed" $rc
+
+# 12: with the device back, SMC-R works again
+rc=0
+rdma link add "$SMCR_RXEB" type rxe netdev "$SMCR_NETB" || rc=1
+smcr_topo_state=rxeb
+smcr_wait_active "$SMCR_RXEB" || rc=1
+if [ $rc -eq 0 ]; then
+	xfer "device added back: SMC-R again" "$SMCR_B" 100000 100000
+else
+	ktap_not_ok "device added back: SMC-R again"
+fi
+
+# 13: module unload with link groups lingering
+rc=0
+reload_smc "" || rc=1
+echo N > $smcd_param
+xfer_ok=0
+[ $rc -eq 0 ] && grep -q "^$SMCR_RXEA " "$DEVS" && xfer_ok=1
+[ $xfer_ok = 1 ] || rc=1
+ktap_result "module reloaded with link groups lingering" $rc
+
+ktap_finish
