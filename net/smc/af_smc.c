@@ -299,7 +299,7 @@ static int __init smc_init(void)
 			goto out_pnet;
 	}
 
-	rc = smcr_lgr_init();
+	rc = smcr_lgr_init(smc_debugfs);
 	if (rc)
 		goto out_lo;
 	rc = smcr_dev_init(smc_debugfs);

@@ -368,6 +368,7 @@ void smc_hs_hostname(u8 *name);
 void smc_hs_decline(struct smc_sock *smc, u32 reason, u8 version);
 void smc_hs_late_decline(struct smc_sock *smc, u32 reason, u8 version);
 int smc_hs_peer_declined(struct smc_sock *smc, const u8 *buf, int len);
+int smc_hs_recv(struct smc_sock *smc, struct smc_hs *hs, u8 type, int buflen);
 int smc_connect_handshake(struct smc_sock *smc);
 int smc_listen_handshake(struct smc_sock *child);
 

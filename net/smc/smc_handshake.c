@@ -68,6 +68,25 @@ int smc_hs_peer_declined(struct smc_sock *smc, const u8 *buf, int len)
 }
 
 /*
+ * Receive the next CLC message, of type @type, into hs->buf (at most
+ * @buflen bytes kept).  Returns its length; 0 when the peer declined
+ * instead (recorded, the socket falls back); or a negative error.
+ */
+int smc_hs_recv(struct smc_sock *smc, struct smc_hs *hs, u8 type, int buflen)
+{
+	struct smc_clc_hdr hdr;
+	int len;
+
+	len = smc_clc_recv(smc, type, hs->buf, buflen, &hdr);
+	if (len < 0)
+		return len;
+	len = min(len, buflen);
+	if (hdr.type != SMC_CLC_DECLINE)
+		return len;
+	return smc_hs_peer_declined(smc, hs->buf, len);
+}
+
+/*
  * Client: offer SMC-D and SMC-R as far as we can, then let the
  * transport the server chose finish.  Returns 0 on SMC or fallback, or
  * a negative error that fails the connect.  smc sock lock held.
@@ -76,7 +95,6 @@ int smc_connect_handshake(struct smc_sock *smc)
 {
 	struct smc_clc_proposal *p;
 	struct smc_clc_accept *a;
-	struct smc_clc_hdr hdr;
 	struct smc_hs *hs;
 	int rc, len;
 
@@ -118,16 +136,10 @@ int smc_connect_handshake(struct smc_sock *smc)
 	if (rc)
 		goto out;
 
-	len = smc_clc_recv(smc, SMC_CLC_ACCEPT, hs->buf, SMC_CLC_ACCEPT_RCV_LEN,
-			   &hdr);
-	rc = len;
-	if (len < 0)
+	len = smc_hs_recv(smc, hs, SMC_CLC_ACCEPT, SMC_CLC_ACCEPT_RCV_LEN);
+	rc = min(len, 0);
+	if (len <= 0)
 		goto out;
-	len = min(len, SMC_CLC_ACCEPT_RCV_LEN);
-	if (hdr.type == SMC_CLC_DECLINE) {
-		rc = smc_hs_peer_declined(smc, hs->buf, len);
-		goto out;
-	}
 	rc = -EPROTO;
 	if (smc_clc_parse_accept(hs->buf, len, a))
 		goto out;
@@ -159,7 +171,6 @@ out:
 int smc_listen_handshake(struct smc_sock *child)
 {
 	struct smc_clc_proposal *p;
-	struct smc_clc_hdr hdr;
 	struct smc_hs *hs;
 	u32 reason;
 	int rc, len;
@@ -169,16 +180,11 @@ int smc_listen_handshake(struct smc_sock *child)
 		return -ENOMEM;
 	p = &hs->p;
 
-	len = smc_clc_recv(child, SMC_CLC_PROPOSAL, hs->buf,
-			   SMC_CLC_PROPOSAL_MAX_LEN, &hdr);
-	rc = len;
-	if (len < 0)
+	len = smc_hs_recv(child, hs, SMC_CLC_PROPOSAL,
+			  SMC_CLC_PROPOSAL_MAX_LEN);
+	rc = min(len, 0);
+	if (len <= 0)
 		goto out;
-	len = min(len, SMC_CLC_PROPOSAL_MAX_LEN);
-	if (hdr.type == SMC_CLC_DECLINE) {
-		rc = smc_hs_peer_declined(child, hs->buf, len);
-		goto out;
-	}
 	rc = -EPROTO;
 	if (smc_clc_parse_proposal(hs->buf, len, p))
 		goto out;

@@ -272,7 +272,6 @@ int smcd_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 	struct smc_clc_proposal *p = &hs->p;
 	struct smc_clc_accept *a = &hs->a;
 	struct smcd_dev *dev = hs->smcd;
-	struct smc_clc_hdr hdr;
 	bool first;
 	int rc, len;
 
@@ -299,16 +298,10 @@ int smcd_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 	if (rc)
 		goto out_teardown;
 
-	len = smc_clc_recv(child, SMC_CLC_CONFIRM, hs->buf,
-			   SMC_CLC_PROPOSAL_MAX_LEN, &hdr);
-	rc = len;
-	if (len < 0)
+	len = smc_hs_recv(child, hs, SMC_CLC_CONFIRM, SMC_CLC_PROPOSAL_MAX_LEN);
+	rc = min(len, 0);
+	if (len <= 0)
 		goto out_teardown;
-	len = min(len, SMC_CLC_PROPOSAL_MAX_LEN);
-	if (hdr.type == SMC_CLC_DECLINE) {
-		smcd_conn_teardown(child);
-		return smc_hs_peer_declined(child, hs->buf, len);
-	}
 	rc = -EPROTO;
 	if (smc_clc_parse_accept(hs->buf, len, a) || a->path != SMC_TYPE_D ||
 	    a->d.chid != dev->chid)

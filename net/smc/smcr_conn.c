@@ -266,7 +266,9 @@ static void smcr_fill_r(struct smc_clc_accept *a, u8 type, bool first,
 	a->r.rmbe_idx = 1;
 	a->r.alert_token = c->alert_token;
 	a->r.rmbe_size = c->rmb_buf->comp;
-	a->r.qp_mtu = first ? link->port_mtu : link->mtu;
+	/* a first Accept offers our port's MTU; later ones the path's */
+	a->r.qp_mtu = type == SMC_CLC_ACCEPT && first ? link->port_mtu :
+		      link->mtu;
 	a->r.rmb_dma_addr = c->rmb_buf->mr->iova;
 	a->r.psn = link->psn;
 	if (!first)
@@ -541,7 +543,6 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 {
 	struct smc_clc_proposal *p = &hs->p;
 	struct smc_clc_accept *a = &hs->a;
-	struct smc_clc_hdr hdr;
 	struct smcr_lgr *lgr;
 	bool first = false;
 	u32 reason;
@@ -588,18 +589,10 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 	if (rc)
 		goto out_teardown;
 
-	len = smc_clc_recv(child, SMC_CLC_CONFIRM, hs->buf,
-			   SMC_CLC_PROPOSAL_MAX_LEN, &hdr);
-	rc = len;
-	if (len < 0)
+	len = smc_hs_recv(child, hs, SMC_CLC_CONFIRM, SMC_CLC_PROPOSAL_MAX_LEN);
+	rc = min(len, 0);
+	if (len <= 0)
 		goto out_teardown;
-	len = min(len, SMC_CLC_PROPOSAL_MAX_LEN);
-	if (hdr.type == SMC_CLC_DECLINE) {
-		smcr_conn_teardown(child);
-		if (first)
-			smcr_lgr_discard(lgr);
-		return smc_hs_peer_declined(child, hs->buf, len);
-	}
 	rc = -EPROTO;
 	if (smc_clc_parse_accept(hs->buf, len, a) || a->path != SMC_TYPE_R ||
 	    a->first_contact != first)

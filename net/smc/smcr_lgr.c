@@ -21,7 +21,9 @@
 #define KMSG_COMPONENT "smc"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/scatterlist.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "smc.h"
@@ -37,6 +39,7 @@ static DEFINE_MUTEX(smcr_lgrs_lock);	/* smcr_lgrs, conns of each lgr */
 static u32 smcr_lgr_next_id;
 /* link-group ends and linger timers; drained at module unload */
 static struct workqueue_struct *smcr_lgr_wq;
+static struct dentry *smcr_lgr_debugfs;
 
 static void smcr_buf_release_hw(struct smcr_lgr *lgr, struct smcr_buf *buf)
 {
@@ -308,9 +311,16 @@ int smcr_lgr_add_conn(struct smcr_lgr *lgr, struct smc_sock *smc)
 		mutex_unlock(&smcr_lgrs_lock);
 		return -EBUSY;
 	}
-	rc = xa_alloc(&lgr->conns_by_token, &token, smc, xa_limit_31b,
-		      GFP_KERNEL);
-	if (!rc) {
+	/*
+	 * Cyclic: a CDC the peer sent to an ended connection (a consumer
+	 * update after its done-writing, say) finds no one, instead of
+	 * the next connection that took the token.
+	 */
+	rc = xa_alloc_cyclic(&lgr->conns_by_token, &token, smc,
+			     XA_LIMIT(1, INT_MAX), &lgr->next_token,
+			     GFP_KERNEL);
+	if (rc >= 0) {
+		rc = 0;
 		lgr->conns++;
 		c->alert_token = token;
 		c->lgr_id = lgr->id;
@@ -484,10 +494,43 @@ void smcr_lgrs_dev_gone(struct smcr_dev *dev)
 	}
 }
 
-int smcr_lgr_init(void)
+static const char *const smcr_link_states[] = {
+	[SMCR_LINK_ACTIVATING]	= "activating",
+	[SMCR_LINK_ACTIVE]	= "active",
+	[SMCR_LINK_DOWN]	= "down",
+};
+
+/* One line a link group: role, connections, its link and where it runs */
+static int smcr_lgrs_show(struct seq_file *m, void *v)
+{
+	struct smcr_link *link;
+	struct smcr_lgr *lgr;
+
+	mutex_lock(&smcr_lgrs_lock);
+	list_for_each_entry(lgr, &smcr_lgrs, list) {
+		link = lgr->link;
+		seq_printf(m, "id %u role %s conns %u link %u state %s dev %s port %u qp %u vector %u peer %pI6c\n",
+			   lgr->id, lgr->role == SMCR_LGR_SERVER ? "server" :
+			   "client", lgr->conns, link->id,
+			   smcr_link_states[READ_ONCE(link->state)],
+			   dev_name(&link->dev->ibdev->dev), link->port,
+			   link->qp ? link->qp->qp_num : 0, link->vec,
+			   link->peer_gid);
+	}
+	mutex_unlock(&smcr_lgrs_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(smcr_lgrs);
+
+int smcr_lgr_init(struct dentry *debugfs)
 {
 	smcr_lgr_wq = alloc_workqueue("smcr_lgr_wq", 0, 0);
-	return smcr_lgr_wq ? 0 : -ENOMEM;
+	if (!smcr_lgr_wq)
+		return -ENOMEM;
+	smcr_lgr_debugfs = debugfs_create_file("smcr-linkgroups", 0444,
+					       debugfs, NULL,
+					       &smcr_lgrs_fops);
+	return 0;
 }
 
 /* Module unload: no connection is left, the groups end now */
@@ -495,6 +538,8 @@ void smcr_lgr_exit(void)
 {
 	struct smcr_lgr *lgr;
 
+	debugfs_remove(smcr_lgr_debugfs);
+	smcr_lgr_debugfs = NULL;
 	for (;;) {
 		mutex_lock(&smcr_lgrs_lock);
 		lgr = list_first_entry_or_null(&smcr_lgrs, struct smcr_lgr,

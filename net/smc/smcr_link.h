@@ -34,6 +34,7 @@
 #include "smc_clc_wire.h"
 #include "smc_llc_wire.h"
 
+struct dentry;
 struct smc_sock;
 struct smcr_dev;
 
@@ -158,6 +159,7 @@ struct smcr_lgr {
 	struct work_struct	term_work;	/* abort all, then free */
 	/* alert token -> smc_sock; readers in softirq under RCU */
 	struct xarray		conns_by_token;
+	u32			next_token;	/* tokens are given cyclically */
 	struct mutex		buf_lock;	/* bufs, and their registration */
 	struct list_head	bufs;
 };
@@ -185,7 +187,7 @@ void smcr_link_rx(struct smcr_link *link, const u8 *buf, u32 len);
 void smcr_link_activate(struct smcr_link *link);
 
 /* smcr_lgr.c */
-int smcr_lgr_init(void);
+int smcr_lgr_init(struct dentry *debugfs);
 void smcr_lgr_exit(void);
 struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi);
 void smcr_lgr_publish(struct smcr_lgr *lgr);
