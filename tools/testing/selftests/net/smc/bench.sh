@@ -143,7 +143,7 @@ upstream=""
 [ -f "$UP_DIR/smc.ko" ] && upstream=$UP_DIR
 
 # 1: the driver itself, as make bench runs it, on small amounts
-SMC_RESULTS=$run_dir/deterministic SMC_BENCH_QUICK=1 \
+SMC_RESULTS=$run_dir/deterministic SMC_BENCH_QUICK=1 SMC_BENCH_SMCR=0 \
 	SMC_BENCH_UPSTREAM=$upstream timeout 1200 \
 	bash "$BENCH_DIR/guest.sh" > "$tmp_dir/guest.log" 2>&1
 rc=$?

@@ -22,6 +22,16 @@
  *	Prints "ready" once listening and "proposal ok ..." / "decline
  *	sent" on stdout.  Exit 0 on success, 1 on error, 4 if BPF or
  *	cgroup v2 is unavailable.
+ *
+ *   hostile_peer smcr-accept-server ADDR PORT CASE
+ *	Listen on the IPv4 ADDR:PORT, check that the Proposal of one
+ *	client offers SMC-Rv2, answer it with the SMC-Rv2 Accept of CASE
+ *	(bigrmb, noconfirm, reuse or maxconn, see ra_cases[]), report the
+ *	Confirm and Decline the client sends within 10 s each, then echo
+ *	the byte stream of the fallen back connection until EOF.  Prints
+ *	"ready PORT", "proposal ok: ...", "accept sent: ...", then one
+ *	line per CLC message ("confirm len N first-contact X", "decline
+ *	0xCODE") and "done".  Exit codes as for decline-server.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,6 +48,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/mount.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -62,6 +73,7 @@
 #define TYPE_R		0
 #define TYPE_D		1
 #define TYPE_N		2
+#define TYPE_B		3
 #define DECL_LEN_V1	28
 #define DECL_LEN_V2	44
 #define CLC_MAX		652
@@ -76,6 +88,7 @@
 #define R_MAX_DMB	0x030d0000u
 #define R_PEERDECL	0x05000000u
 #define R_MEM		0x01010000u
+#define R_SYNCERR	0x04000000u
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -98,6 +111,12 @@ static void put32(uint8_t *p, uint32_t v)
 	put16(p + 2, v);
 }
 
+static void put24(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 16;
+	put16(p + 1, v);
+}
+
 static void put64(uint8_t *p, uint64_t v)
 {
 	put32(p, v >> 32);
@@ -107,6 +126,11 @@ static void put64(uint8_t *p, uint64_t v)
 static uint16_t get16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get24(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 16 | get16(p + 1);
 }
 
 static uint32_t get32(const uint8_t *p)
@@ -446,9 +470,9 @@ static struct sockaddr_in lo_addr(uint16_t port)
 	return a;
 }
 
-static int listen_on(int family, int proto, uint16_t port, uint16_t *bound)
+static int listen_at(int family, int proto, struct sockaddr_in a,
+		     uint16_t *bound)
 {
-	struct sockaddr_in a = lo_addr(port);
 	socklen_t alen = sizeof(a);
 	int fd, one = 1;
 
@@ -463,6 +487,11 @@ static int listen_on(int family, int proto, uint16_t port, uint16_t *bound)
 	}
 	*bound = ntohs(a.sin_port);
 	return fd;
+}
+
+static int listen_on(int family, int proto, uint16_t port, uint16_t *bound)
+{
+	return listen_at(family, proto, lo_addr(port), bound);
 }
 
 /* Plain TCP connect from inside the peer cgroup: SYN carries the option */
@@ -752,6 +781,7 @@ static int check_decline(const uint8_t *b, int got, int want_version,
 			 uint32_t *code, char *why, size_t wl)
 {
 	int len, ver;
+	uint32_t c;
 
 	if (got < 8) {
 		snprintf(why, wl, "%d bytes instead of a Decline", got);
@@ -788,23 +818,22 @@ static int check_decline(const uint8_t *b, int got, int want_version,
 			 b[20] >> 4);
 		return -1;
 	}
-	if (b[7] & 0x0f) {
-		snprintf(why, wl, "Decline byte 7 is 0x%02x", b[7]);
+	c = get32(b + 16);
+	/* the out-of-sync bit comes with SYNCERR, and only with it */
+	if ((b[7] & 0x0f) != (c == R_SYNCERR ? 0x08 : 0)) {
+		snprintf(why, wl, "Decline byte 7 is 0x%02x with code 0x%08x",
+			 b[7], c);
 		return -1;
 	}
-	*code = get32(b + 16);
+	*code = c;
 	return 0;
 }
 
-/*
- * Validate the Proposal of our AF_SMC client: eyecatchers, type 1,
- * version 2, D offered for v2, consistent length, v2 and SMC-Dv2
- * extensions present.  Records the offered GID/CHID entries.
- */
-static int check_proposal(const uint8_t *b, int got, char *why, size_t wl)
+/* Header, length and trailer of a Proposal: its length, or -1 */
+static int check_proposal_frame(const uint8_t *b, int got, char *why,
+				size_t wl)
 {
-	int len, e, g, eids, gids, v1, want, i;
-	uint16_t v2off, d2off;
+	int len;
 
 	if (got < 8 || get32(b) != EYE_R || b[4] != CLC_PROPOSAL) {
 		snprintf(why, wl, "no Proposal header (%d bytes)", got);
@@ -819,6 +848,22 @@ static int check_proposal(const uint8_t *b, int got, char *why, size_t wl)
 		snprintf(why, wl, "Proposal trailer %08x", get32(b + len - 4));
 		return -1;
 	}
+	return len;
+}
+
+/*
+ * Validate the Proposal of our AF_SMC client: eyecatchers, type 1,
+ * version 2, D offered for v2, consistent length, v2 and SMC-Dv2
+ * extensions present.  Records the offered GID/CHID entries.
+ */
+static int check_proposal(const uint8_t *b, int got, char *why, size_t wl)
+{
+	int len, e, g, eids, gids, v1, want, i;
+	uint16_t v2off, d2off;
+
+	len = check_proposal_frame(b, got, why, wl);
+	if (len < 0)
+		return -1;
 	if (b[7] >> 4 != 2 || ((b[7] >> 2) & 3) != TYPE_D) {
 		snprintf(why, wl, "Proposal byte 7 0x%02x: want v2 with D",
 			 b[7]);
@@ -2205,6 +2250,408 @@ static int decline_server(uint16_t port, uint32_t code)
 	return n < 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* smcr-accept-server mode for smcr.sh */
+
+#define ACC_R_LEN_V2	108	/* SMC-R v2 Accept: 104 bytes + trailer */
+#define ACC_R_FCE	104	/* first-contact extension */
+#define ACC_R_FCE_LEN	52
+/* GID list of a first-contact Confirm */
+#define ACC_R_GLE	(ACC_R_FCE + ACC_R_FCE_LEN)
+#define SMCR_MTU_1024	3
+#define SMCR_WAIT_MS	10000
+
+/*
+ * What an SMC-Rv2 client (our module) must do with each Accept, after
+ * wire-clc.md 4.6 and 8.4:
+ *   bigrmb	its send buffer mirrors our 512 MiB RMB: cannot, so Decline
+ *		0x01010000 (after 1 s waiting for ours), no Confirm
+ *   noconfirm	Confirm with first contact, 4 s for a CONFIRM LINK we
+ *		cannot send (no QP), 1 s for our Decline, Decline 0x02010000
+ *   reuse	no first contact, and no link group to our QPN: Decline
+ *		0x04000000 with the out-of-sync bit
+ *   maxconn	release 1 with max_conns 10 < 16: Decline 0x0303000a
+ */
+static const struct {
+	const char *name;
+	int first;
+	uint8_t rmb_size, max_conns;
+} ra_cases[] = {
+	{ "bigrmb", 1, 15, 255 },	/* 16 KiB << 15 = 512 MiB */
+	{ "noconfirm", 1, 1, 255 },
+	{ "reuse", 0, 1, 255 },
+	{ "maxconn", 1, 1, 10 },
+};
+
+/* What the Proposal of an SMC-Rv2 client told us */
+struct prop_r {
+	uint8_t gid[16];
+	uint8_t eid[32];	/* first EID, zero if none */
+	int eids;
+};
+
+static void fill_random(void *p, size_t n)
+{
+	static unsigned int seed;
+	uint8_t *b = p;
+	size_t i;
+
+	if (getrandom(p, n, 0) == (ssize_t)n)
+		return;
+	if (!seed)
+		seed = now_ms() ^ getpid();
+	for (i = 0; i < n; i++)
+		b[i] = rand_r(&seed);
+}
+
+static const char *gid_str(const uint8_t *gid)
+{
+	static char s[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(AF_INET6, gid, s, sizeof(s)))
+		snprintf(s, sizeof(s), "?");
+	return s;
+}
+
+static const char *path_name(int t)
+{
+	static const char *const n[] = { "R", "D", "none", "R+D" };
+
+	return n[t & 3];
+}
+
+/*
+ * Validate a Proposal offering SMC-R for v2 (type v2 R or B): framing,
+ * version 2, v2 extension inside the message, length consistent with
+ * the areas (wire-clc.md 3.9) and a non-zero RoCEv2 GID.
+ */
+static int check_proposal_r(const uint8_t *b, int got, struct prop_r *pr,
+			    char *why, size_t wl)
+{
+	int len, e, eids, gids, v1, d2, typev1, typev2, pfx, want;
+	static const uint8_t zero[16];
+	uint16_t v2off;
+
+	memset(pr, 0, sizeof(*pr));
+	len = check_proposal_frame(b, got, why, wl);
+	if (len < 0)
+		return -1;
+	typev1 = b[7] & 3;
+	typev2 = (b[7] >> 2) & 3;
+	if (b[7] >> 4 != 2 || (typev2 != TYPE_R && typev2 != TYPE_B)) {
+		snprintf(why, wl, "Proposal byte 7 0x%02x: want v2 with R",
+			 b[7]);
+		return -1;
+	}
+	v1 = typev1 != TYPE_N;
+	d2 = typev2 == TYPE_B;
+	if (v1 && get16(b + 38) > 40) {
+		snprintf(why, wl, "IP-area offset %u", get16(b + 38));
+		return -1;
+	}
+	v2off = get16(b + 50);
+	if (!v2off || v2off > 172 || 52 + v2off + 40 > len) {
+		snprintf(why, wl, "v2 extension offset %u", v2off);
+		return -1;
+	}
+	e = 52 + v2off;
+	eids = b[e];
+	gids = d2 ? b[e + 1] : 0;
+	pfx = v1 ? 8 + 17 * b[40 + get16(b + 38) + 7] : 0;
+	want = 80 + pfx + 40 + 32 * eids + (d2 ? 48 + 10 * gids : 0) + 4;
+	if (eids > 8 || gids > 8 || e != 80 + pfx || want != len) {
+		snprintf(why, wl,
+			 "v2 extension at %d: %d EIDs, %d GIDs, length %d",
+			 e, eids, gids, len);
+		return -1;
+	}
+	if (!memcmp(b + e + 8, zero, sizeof(zero))) {
+		snprintf(why, wl, "no RoCEv2 GID");
+		return -1;
+	}
+	memcpy(pr->gid, b + e + 8, sizeof(pr->gid));
+	pr->eids = eids;
+	if (eids)
+		memcpy(pr->eid, b + e + 40, sizeof(pr->eid));
+	snprintf(why, wl,
+		 "proposal ok: length %d, typev2 %d (%s), typev1 %d (%s), release %d, max_conns %u, max_links %u, %d EIDs, gid %s",
+		 len, typev2, path_name(typev2), typev1, path_name(typev1),
+		 b[e + 3] >> 4, b[e + 24], b[e + 25], eids, gid_str(pr->gid));
+	return 0;
+}
+
+/* SMC-R Accept or Confirm, v2 */
+struct acc_r {
+	int first;
+	uint8_t peer_id[8], gid[16], mac[6];
+	uint32_t qpn, rkey, token, psn;
+	uint8_t rmb_size, mtu;
+	uint64_t rmb_addr;
+	uint8_t release, max_conns, max_links;
+	uint16_t features;
+	uint8_t eid[32];
+};
+
+/* An SMC-R v2 Accept, laid out as in wire-clc.md 4.2, 4.3 and 4.5 */
+static int acc_r_build(uint8_t *b, const struct acc_r *a)
+{
+	int len = ACC_R_LEN_V2 + (a->first ? ACC_R_FCE_LEN : 0);
+	uint8_t *f = b + ACC_R_FCE;
+
+	memset(b, 0, len);
+	clc_hdr(b, EYE_R, CLC_ACCEPT, len,
+		2 << 4 | (a->first ? 0x08 : 0) | TYPE_R);
+	put32(b + len - 4, EYE_R);
+	memcpy(b + 8, a->peer_id, 8);
+	memcpy(b + 16, a->gid, 16);
+	memcpy(b + 32, a->mac, 6);
+	put24(b + 38, a->qpn);
+	put32(b + 41, a->rkey);
+	b[45] = 1;			/* RMBE index */
+	put32(b + 46, a->token);
+	b[50] = a->rmb_size << 4 | a->mtu;
+	put64(b + 52, a->rmb_addr);
+	put24(b + 61, a->psn);
+	memcpy(b + 64, a->eid, 32);
+	if (!a->first)
+		return len;
+	f[0] = 0x80;			/* v2 direct */
+	f[1] = 2 << 4 | a->release;	/* Linux */
+	memset(f + 4, ' ', 32);
+	memcpy(f + 4, "hostile", 7);
+	f[36] = a->max_conns;
+	f[37] = a->max_links;
+	put16(f + 38, a->features);
+	return len;
+}
+
+/* The Accept of case @k from the server address @addr */
+static void acc_r_init(struct acc_r *a, int k, struct in_addr addr,
+		       const struct prop_r *pr)
+{
+	uint8_t rnd[16];
+
+	fill_random(rnd, sizeof(rnd));
+	memset(a, 0, sizeof(*a));
+	a->first = ra_cases[k].first;
+	/* locally administered unicast MAC; peer ID = 2 random bytes + MAC */
+	a->mac[0] = 0x02;
+	memcpy(a->mac + 1, "SMCR", 4);
+	a->mac[5] = 0x01;
+	a->peer_id[0] = rnd[0];
+	a->peer_id[1] = rnd[1];
+	memcpy(a->peer_id + 2, a->mac, 6);
+	/* ::ffff:ADDR */
+	a->gid[10] = 0xff;
+	a->gid[11] = 0xff;
+	memcpy(a->gid + 12, &addr.s_addr, 4);
+	a->qpn = get24(rnd + 2) ?: 1;
+	a->rkey = get32(rnd + 5);
+	a->psn = get24(rnd + 9);
+	a->rmb_addr = (uint64_t)get32(rnd + 12) << 12 | 0x100000000000ull;
+	a->token = 1;
+	a->rmb_size = ra_cases[k].rmb_size;
+	a->mtu = SMCR_MTU_1024;
+	a->release = 1;
+	a->max_conns = ra_cases[k].max_conns;
+	a->max_links = 1;
+	a->features = 0x0001;
+	memcpy(a->eid, pr->eid, sizeof(a->eid));
+}
+
+/*
+ * The client's Confirm to our Accept @acc: framing, version 2 on the
+ * SMC-R path, the first-contact bit of the Accept, and for a first
+ * contact the limits of the Accept and a GID list with the Proposal's
+ * GID first (wire-clc.md 4.3, 4.7).
+ */
+static int check_confirm_r(const uint8_t *b, int len, const struct acc_r *acc,
+			   const struct prop_r *pr, char *why, size_t wl)
+{
+	const uint8_t *f = b + ACC_R_FCE;
+	int fc = !!(b[7] & 0x08), g;
+
+	if (len < ACC_R_LEN_V2 || get32(b) != EYE_R ||
+	    get32(b + len - 4) != EYE_R) {
+		snprintf(why, wl, "eyecatchers %08x/%08x, length %d",
+			 get32(b), len >= 4 ? get32(b + len - 4) : 0, len);
+		return -1;
+	}
+	if ((b[7] & ~0x08) != (2 << 4 | TYPE_R) || fc != acc->first) {
+		snprintf(why, wl, "byte 7 0x%02x after an Accept with 0x%02x",
+			 b[7], 2 << 4 | (acc->first ? 0x08 : 0) | TYPE_R);
+		return -1;
+	}
+	if (memcmp(b + 16, pr->gid, 16) || !get24(b + 38)) {
+		snprintf(why, wl, "gid %s qpn 0x%06x", gid_str(b + 16),
+			 get24(b + 38));
+		return -1;
+	}
+	if (!fc) {
+		if (len != ACC_R_LEN_V2) {
+			snprintf(why, wl, "length %d without first contact",
+				 len);
+			return -1;
+		}
+		return 0;
+	}
+	g = len >= ACC_R_GLE + 4 ? b[ACC_R_GLE] : -1;
+	if (g < 1 || g > 2 || len != ACC_R_GLE + 4 + 16 * g + 4) {
+		snprintf(why, wl, "length %d with %d GIDs", len, g);
+		return -1;
+	}
+	if (memcmp(b + ACC_R_GLE + 4, pr->gid, 16)) {
+		snprintf(why, wl, "first listed GID %s",
+			 gid_str(b + ACC_R_GLE + 4));
+		return -1;
+	}
+	if (f[1] >> 4 != 2 || (f[1] & 0x0f) != acc->release ||
+	    f[36] != acc->max_conns || f[37] != acc->max_links) {
+		snprintf(why, wl,
+			 "OS type %u release %u max_conns %u max_links %u, Accept had release %u max_conns %u max_links %u",
+			 f[1] >> 4, f[1] & 0x0f, f[36], f[37], acc->release,
+			 acc->max_conns, acc->max_links);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Report the CLC messages the client sends after our Accept, waiting
+ * up to SMCR_WAIT_MS for each, until its Decline.  0: declined, and
+ * the connection is plain TCP now; 1: declined, but a Confirm was
+ * malformed; -1: no Decline or something that is no CLC message.
+ */
+static int smcr_after_accept(int fd, uint8_t *b, const struct acc_r *acc,
+			     const struct prop_r *pr)
+{
+	int got, end, err, rc = 0;
+	char why[200];
+	uint32_t code;
+
+	for (;;) {
+		got = recv_clc(fd, b, CLC_MAX, SMCR_WAIT_MS, &end, &err);
+		if (!got) {
+			printf("no decline: %s\n", end_name(end, err));
+			return -1;
+		}
+		if (got < 8 || got != get16(b + 5)) {
+			printf("bad message: %d bytes (%s)\n", got,
+			       end_name(end, err));
+			return -1;
+		}
+		switch (b[4]) {
+		case CLC_CONFIRM:
+			printf("confirm len %d first-contact %d\n", got,
+			       !!(b[7] & 0x08));
+			if (check_confirm_r(b, got, acc, pr, why,
+					    sizeof(why))) {
+				printf("bad confirm: %s\n", why);
+				rc = 1;
+			}
+			break;
+		case CLC_DECLINE:
+			if (check_decline(b, got, 2, &code, why,
+					  sizeof(why))) {
+				printf("bad decline: %s\n", why);
+				return -1;
+			}
+			printf("decline 0x%08x\n", code);
+			return rc;
+		default:
+			printf("bad message: type %u, %d bytes\n", b[4], got);
+			return -1;
+		}
+	}
+}
+
+static int smcr_accept_server(struct in_addr addr, uint16_t port, int k)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	static uint8_t buf[65536];
+	int lfd, fd, got, end, err, rc;
+	struct prop_r pr;
+	struct acc_r acc;
+	uint16_t bound;
+	char why[300];
+	ssize_t n;
+
+	common_setup();
+	sa.sin_addr = addr;
+	sa.sin_port = htons(port);
+	cg_enter_peer();
+	lfd = listen_at(AF_INET, 0, sa, &bound);
+	cg_enter_app();
+	if (lfd < 0) {
+		fprintf(stderr, "listen on %s:%u: %s\n", inet_ntoa(addr),
+			port, strerror(errno));
+		return 1;
+	}
+	printf("ready %u\n", bound);
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	close(lfd);
+	if (fd < 0)
+		return 1;
+	got = recv_clc(fd, buf, CLC_MAX, SMCR_WAIT_MS, &end, &err);
+	if (check_proposal_r(buf, got, &pr, why, sizeof(why))) {
+		printf("bad proposal: %s (%s)\n", why, end_name(end, err));
+		return 1;
+	}
+	printf("%s\n", why);
+
+	acc_r_init(&acc, k, addr, &pr);
+	got = acc_r_build(buf, &acc);
+	if (send_all(fd, buf, got))
+		return 1;
+	printf("accept sent: %s, length %d, first-contact %d, ",
+	       ra_cases[k].name, got, acc.first);
+	printf("rmb size %u, mtu %u, qpn 0x%06x, max_conns %u, gid %s\n",
+	       acc.rmb_size, acc.mtu, acc.qpn, acc.max_conns,
+	       gid_str(acc.gid));
+
+	rc = smcr_after_accept(fd, buf, &acc, &pr);
+	if (rc < 0)
+		return 1;
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0)
+		if (send_all(fd, buf, n))
+			return 1;
+	close(fd);
+	printf("done\n");
+	return rc || n < 0;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s suite | decline-server PORT CODE |\n"
+		"       smcr-accept-server ADDR PORT CASE\n"
+		"CASE: bigrmb, noconfirm, reuse or maxconn\n", prog);
+}
+
+static int smcr_accept_main(char **argv)
+{
+	struct in_addr addr;
+	unsigned long port;
+	char *end;
+	int k;
+
+	if (inet_pton(AF_INET, argv[2], &addr) != 1) {
+		fprintf(stderr, "not an IPv4 address: %s\n", argv[2]);
+		return 1;
+	}
+	errno = 0;
+	port = strtoul(argv[3], &end, 10);
+	if (errno || end == argv[3] || *end || port > 65535) {
+		fprintf(stderr, "not a port: %s\n", argv[3]);
+		return 1;
+	}
+	for (k = 0; k < (int)ARRAY_SIZE(ra_cases); k++)
+		if (!strcmp(argv[4], ra_cases[k].name))
+			return smcr_accept_server(addr, port, k);
+	fprintf(stderr, "unknown case: %s\n", argv[4]);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -2213,7 +2660,8 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "decline-server"))
 		return decline_server(atoi(argv[2]),
 				      strtoul(argv[3], NULL, 0));
-	fprintf(stderr,
-		"usage: %s suite | decline-server PORT CODE\n", argv[0]);
+	if (argc == 5 && !strcmp(argv[1], "smcr-accept-server"))
+		return smcr_accept_main(argv);
+	usage(argv[0]);
 	return 1;
 }

@@ -6,7 +6,8 @@
 # rxe devices, with SMC-D negotiation off.  Every connection's path is
 # checked through sock_diag.  The QPs of the link groups and their
 # completion vectors are read from /sys/kernel/debug/smc/rdma-devices
-# ("qps N0 N1 ...": the QPs bound to each vector).
+# ("qps N0 N1 ...": the QPs bound to each vector), the link groups from
+# /sys/kernel/debug/smc/smcr-linkgroups (one line each, with "conns N").
 #
 # SMCR_TESTS=N runs the first N cases only (debugging).
 
@@ -14,8 +15,9 @@
 . "$(dirname "$0")/smcr_topo.sh"
 
 DEVS=/sys/kernel/debug/smc/rdma-devices
+LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 XFER=$HERE/smc_xfer
-NCASES=14
+NCASES=20
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
@@ -57,6 +59,12 @@ qps_sum()
 		s=$((s + n))
 	done
 	echo $s
+}
+
+# lgrs_idle: no link group carries a connection (orphans included)
+lgrs_idle()
+{
+	! grep -qv ' conns 0 ' "$LGRS"
 }
 
 # qps_none RXE: no QP bound on RXE
@@ -107,7 +115,10 @@ export SMC_EXPECT_REASON=0
 # 1: the first connection makes a link group on each end
 xfer "A to B takes SMC-R, 1 MiB up and 3 MiB down verified" \
 	"$SMCR_B" 1048576 3145728
-ktap_diag "$(cat "$DEVS")"
+ktap_diag "$(cat "$DEVS" "$LGRS")"
+
+# the largest transfer of the issue's range, both ways at once
+xfer "64 MiB both ways at once, verified" "$SMCR_B" 67108864 67108864
 
 # 2: the next connections reuse them: still one QP a device
 rc=0
@@ -164,6 +175,49 @@ ktap_result "16 concurrent connections, 2 MB each way each, verified" $rc
 SMC_EXPECT_PATH=fallback SMC_EXPECT_REASON=0x03030000 \
 	xfer "no RoCE GID on loopback: fallback, reason NOSMCDEV" \
 	127.0.0.1 10000 10000 0x05000000
+
+# hostile CASE CODE NAME: hostile_peer answers the client's Proposal
+# with a crafted SMC-R Accept (CASE); the client must decline with CODE
+# and go on over TCP, and leave no link group half made
+hostile()
+{
+	local case=$1 code=$2 name=$3 port hp rc=0
+	local out=$tmp_dir/hp.$1
+
+	port=$(free_port)
+	"$HERE/hostile_peer" smcr-accept-server "$SMCR_B" "$port" "$case" \
+		> "$out" 2>&1 &
+	hp=$!
+	track $hp
+	if ! wait_until 10 grep -q '^ready' "$out"; then
+		wait $hp
+		[ $? -eq $KSFT_SKIP ] && { ktap_skip "$name" "no BPF or cgroup v2"; return; }
+		rc=1
+	fi
+	SMC_EXPECT_PATH=fallback SMC_EXPECT_REASON=$code \
+		"$XFER" -c "$SMCR_B" "$port" -n 0 -m 0 -t 30 \
+		> "$tmp_dir/hc" 2>&1 || rc=1
+	wait $hp || rc=1
+	grep -q "^decline $code" "$out" || rc=1
+	grep -q ' state activating ' "$LGRS" && rc=1
+	ktap_diag "$(cat "$out" "$tmp_dir/hc")"
+	ktap_result "$name" $rc
+}
+
+if [ -x "$HERE/hostile_peer" ]; then
+	hostile bigrmb 0x01010000 \
+		"server RMB of 512 MiB: the client declines 0x01010000"
+	hostile maxconn 0x0303000a \
+		"server limit of 10 connections: the client declines 0x0303000a"
+	hostile reuse 0x04000000 \
+		"reuse of an unknown link group: the client declines 0x04000000"
+	hostile noconfirm 0x02010000 \
+		"no CONFIRM LINK after the Confirm: the client declines 0x02010000"
+else
+	for i in 1 2 3 4; do
+		ktap_skip "hostile SMC-R server case $i" "hostile_peer not built"
+	done
+fi
 
 # 6: urgent data over SMC-R: smc_xfer is plain; integrity has the cases
 if [ -x "$HERE/integrity" ]; then
@@ -229,7 +283,19 @@ both_failed()
 	return $rc
 }
 
-# 9: the wire of one end goes down during a transfer: its port goes
+# 9: kill -9 of both ends during a transfer: the sockets (orphans until
+# the peer's abort arrives) all go, nothing hangs
+start_big kill
+rc=0
+kill -9 $big_c $big_s
+wait $big_c $big_s 2>/dev/null
+wait_until 20 sh -c "[ \"\$($SMC_PATH -c 2>/dev/null)\" = 0 ]" || rc=1
+wait_until 20 lgrs_idle || rc=1
+[ $rc -eq 0 ] || ktap_diag "$($SMC_PATH 2>&1 | head -5)"
+ktap_diag "$(cat "$LGRS")"
+ktap_result "kill -9 of both ends under traffic: every socket goes" $rc
+
+# 10: the wire of one end goes down during a transfer: its port goes
 # down, the links fail, both ends see an error; up again, SMC-R works
 start_big wire
 rc=0
@@ -246,7 +312,7 @@ smcr_wait_active "$SMCR_RXEB" || rc=1
 ktap_result "veth down under traffic: both ends fail, B's QPs freed" $rc
 xfer "veth up again: SMC-R again" "$SMCR_B" 100000 100000
 
-# 11: the device of one end goes away during a transfer: both ends end
+# 12: the device of one end goes away during a transfer: both ends end
 # with an error, nothing hangs, the other device's QPs are given back
 start_big gone
 rc=0
@@ -260,7 +326,7 @@ wait_until 45 qps_none "$SMCR_RXEA" || rc=1
 ktap_diag "$(cat "$DEVS")"
 ktap_result "rxe device removed under traffic: both ends fail, QPs freed" $rc
 
-# 12: with the device back, SMC-R works again
+# 13: with the device back, SMC-R works again
 rc=0
 rdma link add "$SMCR_RXEB" type rxe netdev "$SMCR_NETB" || rc=1
 smcr_topo_state=rxeb
@@ -271,7 +337,7 @@ else
 	ktap_not_ok "device added back: SMC-R again"
 fi
 
-# 13: module unload with link groups lingering
+# 14: module unload with link groups lingering
 rc=0
 reload_smc "" || rc=1
 echo N > $smcd_param
