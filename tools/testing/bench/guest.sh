@@ -3,9 +3,16 @@
 #
 # Runs inside the benchmark VM (tools/testing/bench/run): every
 # benchmark over TCP, Unix sockets, our SMC-D and, where it was built,
-# upstream's SMC-lo, swapping the smc module between the last two.
+# upstream's SMC-lo, swapping the smc module between the last two; then,
+# where rdma_rxe is there, our SMC-R between two soft-RoCE devices on a
+# veth pair (smcr_topo.sh) against TCP over the same pair.
 # Writes one JSON object a line to $SMC_RESULTS/bench.jsonl; a run that
 # fails or takes the wrong path is recorded as such, never dropped.
+#
+# Env: SMC_RESULTS (set by guest-run.sh), SMC_BENCH_QUICK=1 (small
+# runs), SMC_BENCH_UPSTREAM (upstream's build), SMC_BENCH_SMCR=0 (no
+# SMC-R part), SMC_BENCH_ONLY="PART..." (only these parts, of tcp, uds,
+# smcd, upstream-lo and smcr; default all).
 set -uo pipefail
 export LC_ALL=C	# a dot in $EPOCHREALTIME
 
@@ -15,10 +22,25 @@ OUT=${SMC_RESULTS:?}/bench.jsonl
 BENCH=$HERE/smcbench
 SMC_RUN=$REPO/tools/net/smc/smc_run
 SMC_PATH=$REPO/tools/testing/selftests/net/smc/smc_path
+SMCR_TOPO=$REPO/tools/testing/selftests/net/smc/smcr_topo.sh
+SMCD_PARAM=/sys/module/smc/parameters/smcd
 UPSTREAM_DIR=${SMC_BENCH_UPSTREAM:-}
 QUICK=${SMC_BENCH_QUICK:-0}
+SMCR=${SMC_BENCH_SMCR:-1}
+ONLY=${SMC_BENCH_ONLY:-}
 
 say() { echo "[bench] $*"; }
+
+# part NAME: NAME is to run (SMC_BENCH_ONLY empty or naming it)
+part() {
+	[ -z "$ONLY" ] || [[ " ${ONLY//,/ } " == *" $1 "* ]]
+}
+
+# failed PATHNAME WHAT: a part that could not run at all, recorded
+failed() {
+	printf '{"path":"%s","failed":true,"rc":-1,"args":"%s"}\n' \
+		"$1" "$2" >> "$OUT"
+}
 
 # Sizes of the runs: fixed amounts of work, not durations, so that the
 # deterministic mode repeats them exactly.
@@ -46,9 +68,11 @@ record() {
 	say "$path $*: ok"
 }
 
+# micro PATHNAME TRANSPORT [EXPECT]: the smcbench runs; over smc each
+# run must take path EXPECT (default smcd)
 micro() {
-	local path=$1 t=$2 expect=() s
-	[ "$t" = smc ] && expect=(--expect smcd)
+	local path=$1 t=$2 want=${3:-smcd} expect=() s
+	[ "$t" = smc ] && expect=(--expect "$want")
 	for s in 1024 8192 65536; do
 		record "$path" -t "$t" -m stream -s "$s" -n "$STREAM_BYTES" \
 			"${expect[@]}"
@@ -87,31 +111,65 @@ watch_modes() {
 		tr -s ' \n' ' '
 }
 
-# app_redis PATHNAME WRAP: redis-benchmark GET/SET against redis-server
-app_redis() {
-	local path=$1 wrap=$2 srv pid out modes op rps
-	command -v redis-server >/dev/null || return 0
-	$wrap redis-server --port 6399 --bind 127.0.0.1 --save '' \
-		--appendonly no --daemonize no >/dev/null 2>&1 &
-	srv=$!
+# redis_start WRAP ADDR: redis-server on ADDR port 6399, in REDIS_SRV
+# (protected mode off: it refuses clients from other than loopback)
+REDIS_SRV=
+redis_start() {
+	$1 redis-server --port 6399 --bind "$2" --protected-mode no \
+		--save '' --appendonly no --daemonize no >/dev/null 2>&1 &
+	REDIS_SRV=$!
 	for _ in $(seq 100); do
 		ss -Hltn 'sport = :6399' | grep -q . && break
 		sleep 0.1
 	done
+}
+
+redis_stop() {
+	kill $REDIS_SRV 2>/dev/null
+	wait $REDIS_SRV 2>/dev/null
+	REDIS_SRV=
+}
+
+# redis_op PATHNAME WRAP ADDR OP CLIENTS APP: one redis-benchmark run of
+# REDIS_N requests against the running server, recorded as APP
+redis_op() {
+	local path=$1 wrap=$2 addr=$3 op=$4 c=$5 app=$6 out modes rps
+	out=$SMC_RESULTS/${app/redis/redis-$path}.txt
+	watch_start $REDIS_SRV "$wrap" "$out.path"
+	# redis-benchmark keeps waiting when the server answers with errors
+	timeout 600 $wrap redis-benchmark -h "$addr" -p 6399 -n "$REDIS_N" \
+		-c "$c" -t "$op" -q >"$out" 2>&1
+	modes=$(watch_modes "$out.path")
+	rps=$(sed -n 's/.*: *\([0-9.]*\) requests per second.*/\1/p' \
+		"$out" | tail -n 1)
+	printf '{"path":"%s","app":"%s","requests":%d,"clients":%d,"rps":%s,"server_modes":"%s"}\n' \
+		"$path" "$app" "$REDIS_N" "$c" "${rps:-0}" "$modes" >> "$OUT"
+	say "$path $app: ${rps:-?} req/s ($modes)"
+}
+
+# app_redis PATHNAME WRAP: redis-benchmark GET/SET against redis-server
+app_redis() {
+	local op
+	command -v redis-server >/dev/null || return 0
+	redis_start "$2" 127.0.0.1
 	for op in get set; do
-		out=$SMC_RESULTS/redis-$path-$op.txt
-		watch_start $srv "$wrap" "$out.path"
-		$wrap redis-benchmark -p 6399 -n "$REDIS_N" -c 16 -t "$op" -q \
-			>"$out" 2>&1
-		modes=$(watch_modes "$out.path")
-		rps=$(sed -n 's/.*: *\([0-9.]*\) requests per second.*/\1/p' \
-			"$out" | tail -n 1)
-		printf '{"path":"%s","app":"redis-%s","requests":%d,"rps":%s,"server_modes":"%s"}\n' \
-			"$path" "$op" "$REDIS_N" "${rps:-0}" "$modes" >> "$OUT"
-		say "$path redis $op: ${rps:-?} req/s ($modes)"
+		redis_op "$1" "$2" 127.0.0.1 $op 16 redis-$op
 	done
-	kill $srv 2>/dev/null
-	wait $srv 2>/dev/null
+	redis_stop
+}
+
+# app_redis_sweep PATHNAME WRAP ADDR: GET and SET with 1 to 512 clients
+# against redis-server on ADDR, recorded as redis-get-c1, ...
+app_redis_sweep() {
+	local c op
+	command -v redis-server >/dev/null || return 0
+	redis_start "$2" "$3"
+	for c in 1 16 64 512; do
+		for op in get set; do
+			redis_op "$1" "$2" "$3" $op $c redis-$op-c$c
+		done
+	done
+	redis_stop
 }
 
 # app_nginx PATHNAME WRAP: wrk against nginx, a fixed number of requests
@@ -204,28 +262,84 @@ EOF
 ip link set lo up
 say "kernel $(uname -r), $(nproc) CPU(s)"
 
-micro tcp tcp
-app_redis tcp ""
-app_nginx tcp ""
-micro uds uds
+if part tcp; then
+	micro tcp tcp
+	app_redis tcp ""
+	app_nginx tcp ""
+fi
+part uds && micro uds uds
 
-micro smcd smc
-app_redis smcd "$SMC_RUN"
-app_nginx smcd "$SMC_RUN"
+if part smcd; then
+	micro smcd smc
+	app_redis smcd "$SMC_RUN"
+	app_nginx smcd "$SMC_RUN"
+fi
 
-if [ -n "$UPSTREAM_DIR" ] && [ -f "$UPSTREAM_DIR/smc.ko" ]; then
-	if SMC_UPSTREAM_DIR=$UPSTREAM_DIR bash "$HERE/upstream-lo.sh" load
-	then
-		micro upstream-lo smc
-		app_redis upstream-lo "$SMC_RUN"
-		app_nginx upstream-lo "$SMC_RUN"
-		bash "$HERE/upstream-lo.sh" unload
+if part upstream-lo; then
+	if [ -n "$UPSTREAM_DIR" ] && [ -f "$UPSTREAM_DIR/smc.ko" ]; then
+		if SMC_UPSTREAM_DIR=$UPSTREAM_DIR \
+			bash "$HERE/upstream-lo.sh" load
+		then
+			micro upstream-lo smc
+			app_redis upstream-lo "$SMC_RUN"
+			app_nginx upstream-lo "$SMC_RUN"
+			bash "$HERE/upstream-lo.sh" unload
+		else
+			say "upstream SMC-lo did not load"
+			failed upstream-lo load
+		fi
 	else
-		say "upstream SMC-lo did not load"
-		echo '{"path":"upstream-lo","failed":true,"rc":-1,"args":"load"}' \
-			>> "$OUT"
+		say "no upstream SMC-lo build for $(uname -r): skipped"
 	fi
-else
-	say "no upstream SMC-lo build for $(uname -r): skipped"
+fi
+
+# SMC-R: our module between the two rxe devices of smcr_topo.sh, with
+# SMC-D negotiation off, against TCP over the same veth pair.  The
+# client's end is $SMCR_A (the route to $SMCR_B leaves through A's
+# device), the server's $SMCR_B.
+smcr_part() {
+	local smcd_saved
+
+	if [ ! -f "$SMCR_TOPO" ]; then
+		say "SMC-R: no $SMCR_TOPO: skipped"
+		failed smcr "no smcr_topo.sh"
+		return
+	fi
+	# shellcheck source=SCRIPTDIR/../selftests/net/smc/smcr_topo.sh
+	. "$SMCR_TOPO"
+	if [ ! -w "$SMCD_PARAM" ]; then
+		say "SMC-R: our module's smcd parameter is missing: skipped"
+		failed smcr "no $SMCD_PARAM"
+		return
+	fi
+	if ! smcr_topo_up; then
+		say "SMC-R: the rxe test bed did not come up"
+		rdma link show 2>&1 | sed 's/^/[bench]   /'
+		failed smcr "rxe test bed"
+		smcr_topo_down
+		return
+	fi
+	say "SMC-R: $SMCR_RXEA ($SMCR_A) to $SMCR_RXEB ($SMCR_B)"
+	smcd_saved=$(cat "$SMCD_PARAM")
+	echo N > "$SMCD_PARAM"
+	# 512 redis clients, each one socket at either end
+	ulimit -n 4096 2>/dev/null || say "SMC-R: ulimit -n stays $(ulimit -n)"
+	export SMC_TEST_ADDR4=$SMCR_B
+	micro tcp-rxe tcp
+	micro smcr smc smcr
+	app_redis_sweep tcp-rxe "" "$SMCR_B"
+	app_redis_sweep smcr "$SMC_RUN" "$SMCR_B"
+	unset SMC_TEST_ADDR4
+	echo "$smcd_saved" > "$SMCD_PARAM"
+	smcr_topo_down
+	say "SMC-R: test bed down, smcd $(cat "$SMCD_PARAM") again"
+}
+
+if part smcr && [ "$SMCR" != 0 ]; then
+	if modinfo rdma_rxe >/dev/null 2>&1; then
+		smcr_part
+	else
+		say "no rdma_rxe module for $(uname -r): SMC-R skipped"
+	fi
 fi
 say "done"

@@ -7,6 +7,8 @@ report.py RESULTS_DIR KVER
 RESULTS_DIR holds one sub-directory per VM run (deterministic, normal),
 each with bench.jsonl.  Writes RESULTS_DIR/table.md and, when matplotlib
 is there, RESULTS_DIR/ratios.png (ratios to TCP, deterministic run).
+Where a run has SMC-R records (paths smcr, tcp-rxe), a second table
+compares our SMC-R over soft-RoCE with TCP over the same veth pair.
 """
 
 import json
@@ -15,7 +17,12 @@ import sys
 
 PATHS = ['tcp', 'uds', 'smcd', 'upstream-lo']
 NAMES = {'tcp': 'TCP', 'uds': 'Unix', 'smcd': 'our SMC-D',
-         'upstream-lo': 'upstream SMC-lo'}
+         'upstream-lo': 'upstream SMC-lo', 'tcp-rxe': 'TCP (veth)',
+         'smcr': 'our SMC-R'}
+# the SMC-R part: our SMC-R between two rxe devices, and its comparator
+RXE_PATHS = ['tcp-rxe', 'smcr']
+# the path each path's SMC sockets must take (None: no SMC at all)
+WANT = {'tcp': None, 'uds': None, 'tcp-rxe': None, 'smcr': 'smcr'}
 
 # metric: (label, unit, higher is better, goal ratio to TCP or None)
 METRICS = [
@@ -32,6 +39,15 @@ METRICS = [
     ('mem1000', 'memory per 1,000 idle connections', 'MiB', False, None),
 ]
 
+# metric: (label, unit, higher is better), SMC-R table
+RXE_METRICS = [m[:4] for m in METRICS
+               if m[0].startswith(('stream', 'pingpong', 'crr', 'mem'))]
+RXE_METRICS += [('redis-%s-c%d' % (op, c),
+                 'redis-benchmark %s, %d client%s' % (
+                     op.upper(), c, '' if c == 1 else 's'),
+                 'req/s', True)
+                for op in ('get', 'set') for c in (1, 16, 64, 512)]
+
 
 def first(rec, *names):
     for n in names:
@@ -47,10 +63,12 @@ def metric_of(rec):
     if 'app' in rec:
         key = rec['app']
         val = first(rec, 'rps')
-        want = {'tcp': None, 'uds': None}.get(rec['path'], 'smcd')
+        want = WANT.get(rec['path'], 'smcd')
         modes = rec.get('server_modes', '')
         if want and (want not in modes or 'fallback' in modes):
             return key, val, 'path: %s' % (modes or 'no SMC sockets')
+        if not val:
+            return key, val, 'no result (see its output file)'
         return key, val, None
     mode = rec.get('mode')
     problem = None
@@ -79,11 +97,12 @@ def metric_of(rec):
 
 
 def load(run_dir):
+    """figures by (path, metric), and the problems as (path, text)"""
     res = {}
     problems = []
     path = os.path.join(run_dir, 'bench.jsonl')
     if not os.path.exists(path):
-        return None, ['no results (%s)' % path]
+        return None, [(None, 'no results (%s)' % path)]
     for line in open(path):
         line = line.strip()
         if not line:
@@ -91,12 +110,13 @@ def load(run_dir):
         try:
             rec = json.loads(line)
         except ValueError:
-            problems.append('bad line: %s' % line[:80])
+            problems.append((None, 'bad line: %s' % line[:80]))
             continue
         key, val, prob = metric_of(rec)
         p = rec.get('path', '?')
         if prob:
-            problems.append('%s %s: %s' % (NAMES.get(p, p), key or '', prob))
+            problems.append((p, '%s %s: %s' % (NAMES.get(p, p), key or '',
+                                                prob)))
         if key and val is not None and not prob:
             res[(p, key)] = val
             if key == 'mem':
@@ -149,6 +169,35 @@ def table(res, problems, title):
     out.append('')
     out.append('Ratios: the path\'s figure over TCP\'s (round trips and '
                'memory: lower is better).')
+    problems = [t for p, t in problems if p not in RXE_PATHS]
+    if problems:
+        out += ['', 'Runs left out (failed, or not on the expected path):']
+        out += ['- %s' % p for p in problems]
+    out.append('')
+    return out
+
+
+def rxe_table(res, problems):
+    """our SMC-R against TCP over the same veth pair; [] without records
+    of either (a part that failed as a whole still has its record)"""
+    if not any(p in RXE_PATHS for p, _ in list(res) + problems):
+        return []
+    out = ['### SMC-R over soft-RoCE (rxe) vs TCP over the same veth pair',
+           '',
+           '| metric | unit | %s | %s | ratio |' % (NAMES['tcp-rxe'],
+                                                   NAMES['smcr']),
+           '|' + '---|' * 5]
+    for key, label, unit, higher in RXE_METRICS:
+        base, v = res.get(('tcp-rxe', key)), res.get(('smcr', key))
+        r = v / base if v is not None and base else None
+        out.append('| %s | %s | %s | %s | %s |' % (
+            label, unit, fmt(base), fmt(v), fmt_ratio(r, None)))
+    out.append('')
+    out.append('Both between 198.51.100.1 and 198.51.100.2 on the two ends '
+               'of a veth pair, SMC-D negotiation off; ratio: SMC-R\'s '
+               'figure over TCP\'s (round trips and memory: lower is '
+               'better).')
+    problems = [t for p, t in problems if p in RXE_PATHS]
     if problems:
         out += ['', 'Runs left out (failed, or not on the expected path):']
         out += ['- %s' % p for p in problems]
@@ -202,11 +251,12 @@ def main():
             continue
         res, problems = load(d)
         if res is None:
-            lines += ['## %s' % title, '', problems[0], '']
+            lines += ['## %s' % title, '', problems[0][1], '']
             continue
         if mode == 'deterministic':
             det = res
         lines += table(res, problems, title)
+        lines += rxe_table(res, problems)
     with open(os.path.join(out_dir, 'table.md'), 'w') as f:
         f.write('\n'.join(lines) + '\n')
     if det and chart(det, os.path.join(out_dir, 'ratios.png')):

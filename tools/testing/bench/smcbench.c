@@ -360,7 +360,11 @@ static int mk_listener(int backlog)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		in->sin_family = AF_INET;
 		in->sin_port = htons(o.port);
-		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		/* 127.0.0.1, or SMC_TEST_ADDR4 (another end's address) */
+		if (smc_test_addr4(&in->sin_addr)) {
+			fail("bad SMC_TEST_ADDR4");
+			goto err;
+		}
 		srv_len = sizeof(*in);
 	}
 	if (bind(fd, (struct sockaddr *)&srv_addr, srv_len)) {
@@ -1227,7 +1231,8 @@ static void usage(FILE *f)
 "  crr      -n COUNT [-p PARALLEL] [--backlog N] [--sample N]\n"
 "  mem      -n COUNT\n"
 "options:\n"
-"  -t, --transport T   tcp (127.0.0.1), uds (AF_UNIX), smc (AF_SMC)\n"
+"  -t, --transport T   tcp (127.0.0.1 or SMC_TEST_ADDR4), uds (AF_UNIX),\n"
+"                      smc (AF_SMC)\n"
 "  -m, --mode M        stream, pingpong, crr, mem\n"
 "  -s, --size N        write / message size (k, m, g suffixes)\n"
 "  -d, --duration S    stream: seconds to send (default 2)\n"
@@ -1236,7 +1241,8 @@ static void usage(FILE *f)
 "  -r, --read-size N   stream: server read buffer (default 1m)\n"
 "  -T, --timeout S     abort the run after S seconds (default 120 + -d)\n"
 "      --verify        stream: SHA-256 of both ends must match\n"
-"      --expect P      smc: smcd (default) or fallback, via sock_diag\n"
+"      --expect P      smc: smcd (default), smcr or fallback, via\n"
+"                      sock_diag\n"
 "      --sample N      crr: check the path of 1 in N connections (100,\n"
 "                      0: none)\n"
 "      --backlog N     listen backlog (default 1024, at least 128)\n"
@@ -1378,10 +1384,12 @@ static int parse_args(int argc, char **argv)
 		case OPT_EXPECT:
 			if (!strcmp(optarg, "smcd"))
 				o.expect = SMC_TEST_MODE_SMCD;
+			else if (!strcmp(optarg, "smcr"))
+				o.expect = SMC_TEST_MODE_SMCR;
 			else if (!strcmp(optarg, "fallback"))
 				o.expect = SMC_TEST_MODE_FALLBACK;
 			else
-				BAD("--expect takes smcd or fallback");
+				BAD("--expect takes smcd, smcr or fallback");
 			break;
 		case OPT_SAMPLE:
 			o.sample = strtol(optarg, &end, 0);
