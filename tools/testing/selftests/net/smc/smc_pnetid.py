@@ -6,6 +6,12 @@ Run by pnet.sh, which builds the rxe test bed and passes its names in
 the environment (SMCR_NETA, SMCR_NETB, SMCR_RXEA, SMCR_RXEB).  Prints
 KTAP.  With --netns-part it runs the checks meant for another network
 namespace and prints one JSON line instead.
+
+Other tests use it as a small command:
+  smc_pnetid.py --add PNETID --eth IFNAME
+  smc_pnetid.py --add PNETID --ib DEVICE --port N
+  smc_pnetid.py --flush
+exiting 0 on success, 1 with the error on stderr.
 """
 
 import errno
@@ -199,7 +205,26 @@ def netns_part(rxe):
     print(json.dumps(r))
 
 
+def command(argv):
+    """the --add / --flush command mode; the exit status"""
+    p = Pnet()
+    if argv[0] == '--flush':
+        err = p.flush()
+    else:
+        opts = dict(zip(argv[2::2], argv[3::2]))
+        port = opts.get('--port')
+        err = p.add(argv[1], eth=opts.get('--eth'), ib=opts.get('--ib'),
+                    port=int(port) if port else None)
+    if err:
+        print('smc_pnetid: %s: %s' % (' '.join(argv), os.strerror(err)),
+              file=sys.stderr)
+        return 1
+    return 0
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] in ('--add', '--flush'):
+        return command(sys.argv[1:])
     env = os.environ
     neta, netb = env['SMCR_NETA'], env['SMCR_NETB']
     rxea, rxeb = env['SMCR_RXEA'], env['SMCR_RXEB']

@@ -17,7 +17,7 @@
 DEVS=/sys/kernel/debug/smc/rdma-devices
 LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 XFER=$HERE/smc_xfer
-NCASES=20
+NCASES=22
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
@@ -175,6 +175,37 @@ ktap_result "16 concurrent connections, 2 MB each way each, verified" $rc
 SMC_EXPECT_PATH=fallback SMC_EXPECT_REASON=0x03030000 \
 	xfer "no RoCE GID on loopback: fallback, reason NOSMCDEV" \
 	127.0.0.1 10000 10000 0x05000000
+
+# PNET IDs: with each veth and its rxe port on one physical network,
+# SMC-R as before; with A's port on another one, A has no device for
+# its interface and offers nothing
+pnet()
+{
+	python3 "$HERE/smc_pnetid.py" "$@"
+}
+
+rc=0
+pnet --add NETA --eth "$SMCR_NETA" && pnet --add NETB --eth "$SMCR_NETB" &&
+	pnet --add NETA --ib "$SMCR_RXEA" --port 1 &&
+	pnet --add NETB --ib "$SMCR_RXEB" --port 1 || rc=1
+ktap_diag "$(cat "$DEVS")"
+if [ $rc -eq 0 ]; then
+	xfer "PNET IDs pair each veth with its rxe: SMC-R" "$SMCR_B" 100000 100000
+else
+	ktap_not_ok "PNET IDs pair each veth with its rxe: SMC-R"
+fi
+pnet --flush
+rc=0
+pnet --add NETA --eth "$SMCR_NETA" &&
+	pnet --add NETX --ib "$SMCR_RXEA" --port 1 || rc=1
+if [ $rc -eq 0 ]; then
+	SMC_EXPECT_PATH=fallback SMC_EXPECT_REASON=0x03030000 \
+		xfer "A's rxe on another PNET: A offers nothing (0x03030000)" \
+		"$SMCR_B" 10000 10000 0x05000000
+else
+	ktap_not_ok "A's rxe on another PNET: A offers nothing (0x03030000)"
+fi
+pnet --flush
 
 # hostile CASE CODE NAME: hostile_peer answers the client's Proposal
 # with a crafted SMC-R Accept (CASE); the client must decline with CODE
