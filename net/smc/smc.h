@@ -402,7 +402,7 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs);
 void smcr_conn_teardown(struct smc_sock *smc);
 void smcr_conn_release(struct smc_sock *smc);
 void smcr_conn_peer_done(struct smc_sock *smc);
-int smcr_tx_prepare(struct smc_sock *smc);
+int smcr_tx_prepare(struct smc_sock *smc, bool killable);
 void smcr_tx_write(struct smc_sock *smc);
 
 /* smcd_lgr.c: SMC-D link groups */
@@ -438,9 +438,9 @@ void smc_send_conn_flags(struct smc_sock *smc, u8 flags);
  * message needs (may sleep), write it (tx_lock held), ring the
  * doorbell (after tx_lock).
  */
-static inline int smc_tx_prepare(struct smc_sock *smc)
+static inline int smc_tx_prepare(struct smc_sock *smc, bool killable)
 {
-	return smc->conn.link ? smcr_tx_prepare(smc) : 0;
+	return smc->conn.link ? smcr_tx_prepare(smc, killable) : 0;
 }
 
 static inline void smc_tx_write(struct smc_sock *smc)

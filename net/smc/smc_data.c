@@ -210,7 +210,7 @@ void smc_tx_publish(struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
 
-	if (!c->tx_data || smc_tx_prepare(smc))
+	if (!c->tx_data || smc_tx_prepare(smc, false))
 		return;
 	spin_lock_bh(&c->tx_lock);
 	smc_tx_write(smc);
@@ -467,7 +467,7 @@ int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 		/* the room seen before the copy: the peer only adds to it */
 		publish = more || !smc_tx_corked(smc, msg, space - n);
 		/* a transport that cannot send any more has failed us */
-		rc = publish ? smc_tx_prepare(smc) : 0;
+		rc = publish ? smc_tx_prepare(smc, true) : 0;
 		if (rc) {
 			copied -= n;
 			break;

@@ -162,13 +162,20 @@ void smcr_conn_teardown(struct smc_sock *smc)
 		smcr_slot_put(c->tx_slot);
 		c->tx_slot = NULL;
 	}
-	c->rx_data = NULL;
+	/*
+	 * Out of the token table first.  A CDC handler that found us just
+	 * before may still read rx_data: it stays valid, the buffer
+	 * belongs to the group's pool until the group is freed.
+	 */
+	smcr_lgr_del_conn(smc);
 	c->tx_data = NULL;
 	smcr_buf_put(lgr, c->rmb_buf);
 	smcr_buf_put(lgr, c->snd_buf);
 	c->rmb_buf = NULL;
 	c->snd_buf = NULL;
-	smcr_lgr_del_conn(smc);
+	c->rlgr = NULL;
+	c->link = NULL;
+	smcr_lgr_put(lgr);
 }
 
 /* Has the peer stopped writing into our RMB?  rx_lock held */
@@ -232,9 +239,7 @@ static u32 smcr_decline_reason(int err)
 	switch (err) {
 	case -ENOMEM:
 		return SMC_CLC_DECL_MEM;
-	case -ENOLINK:
-		/* the server reuses a link group we do not have */
-		return SMC_CLC_DECL_SYNCERR;
+	case -ENOLINK:		/* the link failed while coming up */
 	case -ETIMEDOUT:
 		return SMC_CLC_DECL_TIMEOUT_CL;
 	case -EBADMSG:
@@ -261,15 +266,15 @@ static void smcr_fill_r(struct smc_clc_accept *a, u8 type, bool first,
 	smcr_sysid(link, a->r.peer_id);
 	memcpy(a->r.gid, link->gid, SMC_CLC_GID_LEN);
 	memcpy(a->r.mac, link->mac, SMC_CLC_MAC_LEN);
-	a->r.qpn = link->qp->qp_num;
-	a->r.rkey = c->rmb_buf->mr->rkey;
+	a->r.qpn = link->qp_num;
+	a->r.rkey = c->rmb_buf->rkey;
 	a->r.rmbe_idx = 1;
 	a->r.alert_token = c->alert_token;
 	a->r.rmbe_size = c->rmb_buf->comp;
 	/* a first Accept offers our port's MTU; later ones the path's */
 	a->r.qp_mtu = type == SMC_CLC_ACCEPT && first ? link->port_mtu :
 		      link->mtu;
-	a->r.rmb_dma_addr = c->rmb_buf->mr->iova;
+	a->r.rmb_dma_addr = c->rmb_buf->iova;
 	a->r.psn = link->psn;
 	if (!first)
 		return;
@@ -309,7 +314,7 @@ static void smcr_confirm_link_fill(struct smc_llc_msg *m,
 		       (resp ? SMC_LLC_FLAG_RESP : 0);
 	memcpy(m->confirm_link.mac, link->mac, SMC_CLC_MAC_LEN);
 	memcpy(m->confirm_link.gid, link->gid, SMC_CLC_GID_LEN);
-	m->confirm_link.qpn = link->qp->qp_num;
+	m->confirm_link.qpn = link->qp_num;
 	m->confirm_link.link_id = link->id;
 	smc_put_be32(m->confirm_link.link_uid, uid);
 	m->confirm_link.max_links = lgr->max_links;
@@ -336,24 +341,26 @@ static int smcr_server_first_link(struct smcr_lgr *lgr)
 	if (rc)
 		return rc;
 	smcr_confirm_link_fill(&m, link, false);
+	smcr_llc_arm(link, SMC_LLC_CONFIRM_LINK, true);
 	rc = smcr_llc_send(link, &m);
 	if (rc)
 		return rc;
-	rc = smcr_llc_wait(link, SMC_LLC_CONFIRM_LINK, true, SMCR_LLC_WAIT,
-			   &m);
+	rc = smcr_llc_wait(link, SMCR_LLC_WAIT, &m);
 	if (rc)
 		return rc;
 	if (!(m.hdr.flags & SMC_LLC_FLAG_NO_RMBE_EYEC))
 		return -EBADMSG;
-	smcr_link_activate(link);
-	smcr_lgr_publish(lgr);
-	return 0;
+	rc = smcr_link_activate(link);
+	if (!rc)
+		smcr_lgr_publish(lgr);
+	return rc;
 }
 
 /*
  * Client, first contact: the server's CONFIRM LINK on our QP (RTR
- * since the Accept) brings the link number; then our QP to RTS, our
- * RMB registered, and the response.
+ * since the Accept, the wait armed before our Confirm went out) brings
+ * the link number; then our QP to RTS, our RMB registered, and the
+ * response.
  */
 static int smcr_client_first_link(struct smcr_lgr *lgr)
 {
@@ -361,8 +368,7 @@ static int smcr_client_first_link(struct smcr_lgr *lgr)
 	struct smc_llc_msg m;
 	int rc;
 
-	rc = smcr_llc_wait(link, SMC_LLC_CONFIRM_LINK, false,
-			   SMCR_CONFIRM_WAIT, &m);
+	rc = smcr_llc_wait(link, SMCR_CONFIRM_WAIT, &m);
 	if (rc)
 		return rc;
 	if (!(m.hdr.flags & SMC_LLC_FLAG_NO_RMBE_EYEC))
@@ -375,11 +381,11 @@ static int smcr_client_first_link(struct smcr_lgr *lgr)
 		return rc;
 	smcr_confirm_link_fill(&m, link, true);
 	rc = smcr_llc_send(link, &m);
-	if (rc)
-		return rc;
-	smcr_link_activate(link);
-	smcr_lgr_publish(lgr);
-	return 0;
+	if (!rc)
+		rc = smcr_link_activate(link);
+	if (!rc)
+		smcr_lgr_publish(lgr);
+	return rc;
 }
 
 /*
@@ -488,9 +494,14 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 		memcpy(a->fc_gids[0], lgr->link->gid, SMC_CLC_GID_LEN);
 	}
 	len = smc_clc_build_accept(hs->buf, sizeof(hs->buf), a);
+	/* the server's CONFIRM LINK may come before we are back */
+	if (first)
+		smcr_llc_arm(lgr->link, SMC_LLC_CONFIRM_LINK, false);
 	rc = len < 0 ? len : smc_clc_send(smc, hs->buf, len);
 	if (rc) {
 		smcr_conn_teardown(smc);
+		if (first)
+			smcr_lgr_discard(lgr);
 		return rc;
 	}
 	if (first) {
@@ -633,18 +644,19 @@ out_teardown:
 }
 
 /*
- * A slot for the next CDC of the connection: may wait (killable, up to
- * SMCR_SLOT_WAIT) when the link's send queue is full.  smc sock lock
- * held, so one reservation per connection at a time.
+ * A slot for the next CDC of the connection: may wait up to
+ * SMCR_SLOT_WAIT when the link's send queue is full, killable for
+ * sendmsg (@killable) but not for the close flags, which must reach
+ * the peer.  smc sock lock held: one reservation per connection.
  */
-int smcr_tx_prepare(struct smc_sock *smc)
+int smcr_tx_prepare(struct smc_sock *smc, bool killable)
 {
 	struct smc_conn *c = &smc->conn;
 	struct smcr_slot *slot;
 
 	if (c->tx_slot)
 		return 0;
-	slot = smcr_slot_get(c->link, true);
+	slot = __smcr_slot_get(c->link, true, killable);
 	if (IS_ERR(slot))
 		return PTR_ERR(slot) == -EINTR ? -EINTR : -EPIPE;
 	c->tx_slot = slot;

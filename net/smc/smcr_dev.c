@@ -30,6 +30,10 @@
 #include "smcr_srq.h"
 
 static struct ib_client smcr_ib_client;
+static unsigned int smcr_dev_bound(struct smcr_dev *dev);
+
+/* how long removal waits for links that are ending to let go */
+#define SMCR_DEV_GONE_WAIT	(30 * HZ)
 static LIST_HEAD(smcr_devs);
 static DEFINE_MUTEX(smcr_devs_lock);	/* smcr_devs */
 static atomic_t smcr_ndevs;		/* devices on smcr_devs */
@@ -149,6 +153,7 @@ static int smcr_dev_add(struct ib_device *ibdev)
 	dev->ncqv = n;
 	refcount_set(&dev->refs, 1);
 	mutex_init(&dev->setup_lock);
+	init_waitqueue_head(&dev->unbind_wq);
 	spin_lock_init(&dev->lock);
 	INIT_WORK(&dev->port_work, smcr_dev_port_work);
 	smcr_dev_read_ports(dev);
@@ -197,6 +202,18 @@ static void smcr_dev_remove(struct ib_device *ibdev, void *client_data)
 	dev->gone = true;
 	mutex_unlock(&dev->setup_lock);
 	smcr_lgrs_dev_gone(dev);
+	/*
+	 * Groups that were ending already (off the list) may still be
+	 * destroying their QPs: the SRQs and the PD go after the last.
+	 * If one never lets go, they stay (a leak, not a crash).
+	 */
+	if (!wait_event_timeout(dev->unbind_wq, !smcr_dev_bound(dev),
+				SMCR_DEV_GONE_WAIT)) {
+		pr_err("%s: QPs still bound, device resources left\n",
+		       dev_name(&ibdev->dev));
+		smcr_dev_put(dev);
+		return;
+	}
 
 	mutex_lock(&dev->setup_lock);
 	for (i = 0; i < dev->ncqv; i++) {
@@ -263,6 +280,19 @@ void smcr_dev_unbind(struct smcr_dev *dev, unsigned int vec)
 	if (!WARN_ON_ONCE(!dev->cqv[vec].qps))
 		dev->cqv[vec].qps--;
 	spin_unlock_bh(&dev->lock);
+	wake_up(&dev->unbind_wq);
+}
+
+/* QPs bound to any vector of @dev */
+static unsigned int smcr_dev_bound(struct smcr_dev *dev)
+{
+	unsigned int i, n = 0;
+
+	spin_lock_bh(&dev->lock);
+	for (i = 0; i < dev->ncqv; i++)
+		n += dev->cqv[i].qps;
+	spin_unlock_bh(&dev->lock);
+	return n;
 }
 
 /* Is the port's PNET ID (if any) compatible with @pnetid (if any)? */

@@ -18,6 +18,7 @@
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
@@ -45,6 +46,7 @@ struct smcr_dev {
 	refcount_t		refs;		/* the list and links */
 	struct mutex		setup_lock;	/* pd, srq of each vector */
 	struct ib_pd		*pd;		/* made for the first link */
+	wait_queue_head_t	unbind_wq;	/* a QP was unbound */
 	bool			gone;		/* remove() runs */
 	struct ib_event_handler	events;
 	struct work_struct	port_work;	/* reads the port states */

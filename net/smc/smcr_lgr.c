@@ -109,25 +109,16 @@ static void smcr_lgr_abort_conns(struct smcr_lgr *lgr)
 }
 
 /*
- * End @lgr: no new connections, the connections aborted, the peer
- * told with a DELETE LINK when @reason is not 0 and the link works,
- * the QP and the buffers' registrations freed.  Process context.
+ * The second half of ending @lgr, marked gone already: the connections
+ * aborted, the peer told with a DELETE LINK when @reason is not 0 and
+ * the link works, the QP and the buffers' registrations freed.
+ * Process context.
  */
-static void smcr_lgr_end(struct smcr_lgr *lgr, u32 reason)
+static void smcr_lgr_end_hw(struct smcr_lgr *lgr, u32 reason)
 {
 	struct smcr_link *link = lgr->link;
 	struct smc_llc_msg m = {};
 	struct smcr_buf *buf;
-	bool was_gone;
-
-	mutex_lock(&smcr_lgrs_lock);
-	was_gone = lgr->gone;
-	lgr->gone = true;
-	if (!list_empty(&lgr->list))
-		list_del_init(&lgr->list);
-	mutex_unlock(&smcr_lgrs_lock);
-	if (was_gone)
-		return;
 
 	smcr_lgr_abort_conns(lgr);
 	if (reason && READ_ONCE(link->state) == SMCR_LINK_ACTIVE) {
@@ -142,10 +133,31 @@ static void smcr_lgr_end(struct smcr_lgr *lgr, u32 reason)
 	}
 	smcr_link_destroy(link);
 	mutex_lock(&lgr->buf_lock);
+	lgr->hw_gone = true;
 	list_for_each_entry(buf, &lgr->bufs, node)
 		smcr_buf_release_hw(lgr, buf);
 	mutex_unlock(&lgr->buf_lock);
 	smcr_lgr_put(lgr);	/* the group's own reference */
+}
+
+/* End @lgr: no new connections, then smcr_lgr_end_hw().  Idempotent */
+static void smcr_lgr_end(struct smcr_lgr *lgr, u32 reason)
+{
+	bool was_gone;
+
+	mutex_lock(&smcr_lgrs_lock);
+	was_gone = lgr->gone;
+	lgr->gone = true;
+	if (!list_empty(&lgr->list))
+		list_del_init(&lgr->list);
+	/* a pending linger timer holds a reference; the group never
+	 * outlives it (not the sync cancel: the timer itself ends groups)
+	 */
+	if (cancel_delayed_work(&lgr->linger_work))
+		smcr_lgr_put(lgr);
+	mutex_unlock(&smcr_lgrs_lock);
+	if (!was_gone)
+		smcr_lgr_end_hw(lgr, reason);
 }
 
 static void smcr_lgr_term_work(struct work_struct *work)
@@ -176,19 +188,27 @@ static void smcr_lgr_linger_work(struct work_struct *work)
 	struct smcr_lgr *lgr = container_of(to_delayed_work(work),
 					    struct smcr_lgr, linger_work);
 	unsigned long end;
-	bool idle;
 
 	mutex_lock(&smcr_lgrs_lock);
-	idle = !lgr->conns && !lgr->gone;
+	/* in use again: the next connection to leave re-arms the timer */
+	if (lgr->conns || lgr->gone) {
+		mutex_unlock(&smcr_lgrs_lock);
+		smcr_lgr_put(lgr);	/* the timer's */
+		return;
+	}
 	end = lgr->idle_since + smcr_lgr_linger(lgr);
-	if (idle && time_before(jiffies, end)) {
+	if (time_before(jiffies, end)) {
+		/* the timer keeps its reference */
 		queue_delayed_work(smcr_lgr_wq, &lgr->linger_work,
 				   end - jiffies);
-		idle = false;
+		mutex_unlock(&smcr_lgrs_lock);
+		return;
 	}
+	/* gone under the lock that adds connections: none joins now */
+	lgr->gone = true;
+	list_del_init(&lgr->list);
 	mutex_unlock(&smcr_lgrs_lock);
-	if (idle)
-		smcr_lgr_end(lgr, SMC_LLC_DEL_PROG_INIT_TERM);
+	smcr_lgr_end_hw(lgr, SMC_LLC_DEL_PROG_INIT_TERM);
 	smcr_lgr_put(lgr);	/* the timer's */
 }
 
@@ -331,7 +351,11 @@ int smcr_lgr_add_conn(struct smcr_lgr *lgr, struct smc_sock *smc)
 	return rc;
 }
 
-/* The connection is gone: the last one lets its group linger */
+/*
+ * The connection leaves @smc's group: its token is freed, and the last
+ * one lets the group linger.  The connection's reference stays with
+ * it (smcr_conn_teardown() drops it).
+ */
 void smcr_lgr_del_conn(struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
@@ -350,9 +374,6 @@ void smcr_lgr_del_conn(struct smc_sock *smc)
 		}
 	}
 	mutex_unlock(&smcr_lgrs_lock);
-	c->rlgr = NULL;
-	c->link = NULL;
-	smcr_lgr_put(lgr);
 }
 
 /* A CDC message arrived on a link of @lgr (softirq) */
@@ -514,7 +535,7 @@ static int smcr_lgrs_show(struct seq_file *m, void *v)
 			   "client", lgr->conns, link->id,
 			   smcr_link_states[READ_ONCE(link->state)],
 			   dev_name(&link->dev->ibdev->dev), link->port,
-			   link->qp ? link->qp->qp_num : 0, link->vec,
+			   link->qp_num, link->vec,
 			   link->peer_gid);
 	}
 	mutex_unlock(&smcr_lgrs_lock);
@@ -601,6 +622,9 @@ static struct smcr_buf *smcr_buf_new(struct smcr_lgr *lgr, u8 comp,
 	n = ib_map_mr_sg(buf->mr, &sg, 1, NULL, PAGE_SIZE);
 	if (n != 1)
 		goto out_unmap;
+	/* what the peer uses, kept for when the MR is gone */
+	buf->rkey = buf->mr->rkey;
+	buf->iova = buf->mr->iova;
 	return buf;
 
 out_unmap:
@@ -624,8 +648,14 @@ struct smcr_buf *smcr_buf_get(struct smcr_lgr *lgr, u8 comp, bool rmb)
 	int c;
 
 	mutex_lock(&lgr->buf_lock);
+	/* the group ended: its device may be gone */
+	if (lgr->hw_gone) {
+		mutex_unlock(&lgr->buf_lock);
+		return NULL;
+	}
 	list_for_each_entry(buf, &lgr->bufs, node) {
-		if (!buf->used && buf->rmb == rmb && buf->comp == comp) {
+		if (!buf->used && buf->rmb == rmb && buf->comp == comp &&
+		    (!rmb || buf->registered)) {
 			buf->used = true;
 			mutex_unlock(&lgr->buf_lock);
 			memset(buf->cpu, 0, buf->len);

@@ -31,6 +31,7 @@
 #include "smcr_link.h"
 
 static void smcr_link_keepalive(struct work_struct *work);
+static int smcr_link_modify(struct smcr_link *link, bool rts);
 
 static void smcr_slot_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -134,18 +135,19 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 	init_completion(&link->drained);
 	INIT_DELAYED_WORK(&link->keepalive, smcr_link_keepalive);
 
-	rc = smcr_link_slots_init(link);
-	if (rc)
-		goto out_free;
+	/* first: a device being removed refuses, then ibdev may be used */
 	rc = smcr_dev_bind(dev, &link->vec, &srq);
 	if (rc)
-		goto out_slots;
+		goto out_free;
+	rc = smcr_link_slots_init(link);
+	if (rc)
+		goto out_unbind;
 	link->cq = ib_cq_pool_get(dev->ibdev, SMCR_CQE, link->vec,
 				  IB_POLL_SOFTIRQ);
 	if (IS_ERR(link->cq)) {
 		rc = PTR_ERR(link->cq);
 		link->cq = NULL;
-		goto out_unbind;
+		goto out_slots;
 	}
 
 	qa.qp_context = link;
@@ -169,6 +171,7 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 		goto out_cq;
 	}
 	link->inline_cdc = qa.cap.max_inline_data >= SMCR_CDC_MSG_LEN;
+	link->qp_num = link->qp->qp_num;
 
 	attr.qp_state = IB_QPS_INIT;
 	attr.pkey_index = 0;
@@ -184,10 +187,10 @@ out_qp:
 	ib_destroy_qp(link->qp);
 out_cq:
 	ib_cq_pool_put(link->cq, SMCR_CQE);
-out_unbind:
-	smcr_dev_unbind(dev, link->vec);
 out_slots:
 	smcr_link_slots_free(link);
+out_unbind:
+	smcr_dev_unbind(dev, link->vec);
 out_free:
 	smcr_dev_put(dev);
 	kfree(link);
@@ -200,6 +203,20 @@ out_free:
  * state is ours to track: 6.1's rxe does not report it in a query.
  */
 int smcr_link_ready(struct smcr_link *link, bool rts)
+{
+	struct smcr_slot *ticket;
+	int rc;
+
+	/* a slot held keeps the QP from being destroyed meanwhile */
+	ticket = smcr_slot_get(link, true);
+	if (IS_ERR(ticket))
+		return PTR_ERR(ticket);
+	rc = smcr_link_modify(link, rts);
+	smcr_slot_put(ticket);
+	return rc;
+}
+
+static int smcr_link_modify(struct smcr_link *link, bool rts)
 {
 	struct ib_qp_attr attr = {};
 	union ib_gid dgid;
@@ -262,11 +279,12 @@ static bool smcr_slot_try(struct smcr_link *link, bool queued,
 }
 
 /*
- * A send slot of @link.  With @wait, a killable wait of up to
- * SMCR_SLOT_WAIT, after which the link counts as broken.  Returns the
- * slot or an error pointer.
+ * A send slot of @link.  With @wait, a wait of up to SMCR_SLOT_WAIT
+ * (killable with @killable), after which the link counts as broken.
+ * Returns the slot or an error pointer.
  */
-struct smcr_slot *smcr_slot_get(struct smcr_link *link, bool wait)
+struct smcr_slot *__smcr_slot_get(struct smcr_link *link, bool wait,
+				  bool killable)
 {
 	struct smcr_slot *slot = NULL;
 	long left;
@@ -275,12 +293,21 @@ struct smcr_slot *smcr_slot_get(struct smcr_link *link, bool wait)
 		return slot;
 	if (!wait)
 		return ERR_PTR(-EAGAIN);
-	/* killable, exclusive (one waiter per freed slot), timed */
-	left = ___wait_event(link->slot_wq,
-			     ___wait_cond_timeout(smcr_slot_try(link, true,
-								&slot)),
-			     TASK_KILLABLE, 1, SMCR_SLOT_WAIT,
-			     __ret = schedule_timeout(__ret));
+	/* exclusive (one waiter per freed slot), timed */
+	if (killable)
+		left = ___wait_event(link->slot_wq,
+				     ___wait_cond_timeout(smcr_slot_try(link,
+									true,
+									&slot)),
+				     TASK_KILLABLE, 1, SMCR_SLOT_WAIT,
+				     __ret = schedule_timeout(__ret));
+	else
+		left = ___wait_event(link->slot_wq,
+				     ___wait_cond_timeout(smcr_slot_try(link,
+									true,
+									&slot)),
+				     TASK_UNINTERRUPTIBLE, 1, SMCR_SLOT_WAIT,
+				     __ret = schedule_timeout(__ret));
 	if (slot)
 		return slot;
 	if (left == -ERESTARTSYS)
@@ -290,6 +317,11 @@ struct smcr_slot *smcr_slot_get(struct smcr_link *link, bool wait)
 			    SMCR_SLOT_WAIT / HZ);
 	smcr_link_down(link);
 	return ERR_PTR(-ETIMEDOUT);
+}
+
+struct smcr_slot *smcr_slot_get(struct smcr_link *link, bool wait)
+{
+	return __smcr_slot_get(link, wait, true);
 }
 
 void smcr_slot_put(struct smcr_slot *slot)
@@ -318,7 +350,6 @@ int smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
 	unsigned int i;
 	int rc;
 
-	sge.addr = link->slot_dma + slot->idx * SMCR_SLOT_LEN;
 	sge.length = SMCR_CDC_MSG_LEN;
 	sge.lkey = link->dev->pd->local_dma_lkey;
 	send.wr_cqe = &slot->cqe;
@@ -326,11 +357,15 @@ int smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
 	send.sg_list = &sge;
 	send.num_sge = 1;
 	send.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
-	if (link->inline_cdc)
+	if (link->inline_cdc) {
+		/* inline data is copied by the CPU: a kernel address */
+		sge.addr = (uintptr_t)slot->buf;
 		send.send_flags |= IB_SEND_INLINE;
-	else
+	} else {
+		sge.addr = link->slot_dma + slot->idx * SMCR_SLOT_LEN;
 		ib_dma_sync_single_for_device(link->dev->ibdev, sge.addr,
 					      SMCR_SLOT_LEN, DMA_TO_DEVICE);
+	}
 	for (i = 0; i < nwrites; i++)
 		writes[i].wr.next = i + 1 < nwrites ? &writes[i + 1].wr : &send;
 	rc = ib_post_send(link->qp, nwrites ? &writes[0].wr : &send, &bad);
@@ -397,22 +432,30 @@ int smcr_llc_send(struct smcr_link *link, struct smc_llc_msg *m)
 }
 
 /*
- * Wait up to @timeout for an LLC message of @type from the peer, a
- * response (@resp) or a request.  The one waiter of a link at a time
- * is the handshake of the link's first connection.
+ * Expect an LLC message of @type from the peer, a response (@resp) or
+ * a request: armed before the message that provokes it is sent, so an
+ * early answer is not missed.  One flow of a link waits at a time: the
+ * first link's handshake, later the keepalive.
  */
-int smcr_llc_wait(struct smcr_link *link, u8 type, bool resp,
-		  unsigned long timeout, struct smc_llc_msg *m)
+void smcr_llc_arm(struct smcr_link *link, u8 type, bool resp)
 {
-	bool got;
-	long left;
-
 	spin_lock_bh(&link->llc_lock);
 	reinit_completion(&link->llc_done);
 	link->llc_want = type;
 	link->llc_resp = resp;
 	link->llc_got = false;
 	spin_unlock_bh(&link->llc_lock);
+	/* a link that went down before this wakes no one: look now */
+	if (READ_ONCE(link->state) == SMCR_LINK_DOWN)
+		complete(&link->llc_done);
+}
+
+/* Wait up to @timeout (killable) for the message smcr_llc_arm() set */
+int smcr_llc_wait(struct smcr_link *link, unsigned long timeout,
+		  struct smc_llc_msg *m)
+{
+	bool got;
+	long left;
 
 	left = wait_for_completion_killable_timeout(&link->llc_done, timeout);
 
@@ -489,10 +532,10 @@ static void smcr_link_keepalive(struct work_struct *work)
 	}
 	m.hdr.type = SMC_LLC_TEST_LINK;
 	m.hdr.version = link->lgr->llc_version;
+	smcr_llc_arm(link, SMC_LLC_TEST_LINK, true);
 	rc = smcr_llc_send(link, &m);
 	if (!rc)
-		rc = smcr_llc_wait(link, SMC_LLC_TEST_LINK, true,
-				   SMCR_LLC_WAIT, &m);
+		rc = smcr_llc_wait(link, SMCR_LLC_WAIT, &m);
 	if (rc) {
 		if (rc != -ENOLINK)
 			smcr_link_down(link);
@@ -501,12 +544,24 @@ static void smcr_link_keepalive(struct work_struct *work)
 	schedule_delayed_work(&link->keepalive, SMCR_TESTLINK_IDLE);
 }
 
-/* The link is confirmed: it carries connections, and is watched */
-void smcr_link_activate(struct smcr_link *link)
+/*
+ * The link is confirmed: it carries connections, and is watched.
+ * -ENOLINK when it went down meanwhile (it stays down).
+ */
+int smcr_link_activate(struct smcr_link *link)
 {
+	bool up;
+
 	WRITE_ONCE(link->last_rx, jiffies);
-	WRITE_ONCE(link->state, SMCR_LINK_ACTIVE);
+	spin_lock_bh(&link->slot_lock);
+	up = link->state == SMCR_LINK_ACTIVATING;
+	if (up)
+		link->state = SMCR_LINK_ACTIVE;
+	spin_unlock_bh(&link->slot_lock);
+	if (!up)
+		return -ENOLINK;
 	schedule_delayed_work(&link->keepalive, SMCR_TESTLINK_IDLE);
+	return 0;
 }
 
 /* No new slots, waiters give up; true for the first caller */
@@ -559,7 +614,7 @@ static bool smcr_link_slots_back(struct smcr_link *link)
 void smcr_link_destroy(struct smcr_link *link)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	struct ib_send_wr wr = {};
+	struct ib_rdma_wr wr = {};
 	const struct ib_send_wr *bad;
 	bool drained = false;
 
@@ -571,16 +626,17 @@ void smcr_link_destroy(struct smcr_link *link)
 	ib_modify_qp(link->qp, &attr, IB_QP_STATE);
 	if (wait_event_timeout(link->slot_wq, smcr_link_slots_back(link),
 			       SMCR_DRAIN_WAIT)) {
-		wr.wr_cqe = &link->drain_cqe;
-		wr.opcode = IB_WR_RDMA_WRITE;
-		wr.send_flags = IB_SEND_SIGNALED;
-		if (!ib_post_send(link->qp, &wr, &bad))
+		/* a write of nothing, flushed: providers read it as such */
+		wr.wr.wr_cqe = &link->drain_cqe;
+		wr.wr.opcode = IB_WR_RDMA_WRITE;
+		wr.wr.send_flags = IB_SEND_SIGNALED;
+		if (!ib_post_send(link->qp, &wr.wr, &bad))
 			drained = wait_for_completion_timeout(&link->drained,
 							      SMCR_DRAIN_WAIT);
 	}
 	if (!drained) {
 		pr_err("%s: QP %u did not flush, left in place\n",
-		       dev_name(&link->dev->ibdev->dev), link->qp->qp_num);
+		       dev_name(&link->dev->ibdev->dev), link->qp_num);
 		return;
 	}
 	ib_destroy_qp(link->qp);

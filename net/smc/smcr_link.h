@@ -78,6 +78,7 @@ struct smcr_link {
 	struct smcr_lgr		*lgr;
 	struct smcr_dev		*dev;		/* holds a reference */
 	struct ib_qp		*qp;
+	u32			qp_num;		/* kept when qp is gone */
 	struct ib_cq		*cq;		/* from the pool */
 	unsigned int		vec;		/* completion vector */
 	refcount_t		refs;		/* lgr and connections */
@@ -135,6 +136,8 @@ struct smcr_buf {
 	bool			rmb;
 	bool			used;
 	bool			registered;	/* REG_MR done on the link */
+	u32			rkey;		/* of mr, for the peer */
+	u64			iova;		/* of mr, for the peer */
 	u64			dma;
 	struct ib_mr		*mr;		/* RMBs: remote write */
 };
@@ -153,6 +156,7 @@ struct smcr_lgr {
 	unsigned int		conns;		/* under smcr_lgrs_lock */
 	bool			ready;		/* first link up: findable */
 	bool			gone;		/* no new connections */
+	bool			hw_gone;	/* under buf_lock: no new buffers */
 	u32			term_reason;
 	unsigned long		idle_since;
 	struct delayed_work	linger_work;
@@ -175,16 +179,19 @@ void smcr_link_put(struct smcr_link *link);
 void smcr_link_down(struct smcr_link *link);
 void smcr_link_quiesce(struct smcr_link *link, unsigned long timeout);
 void smcr_link_destroy(struct smcr_link *link);
+struct smcr_slot *__smcr_slot_get(struct smcr_link *link, bool wait,
+				  bool killable);
 struct smcr_slot *smcr_slot_get(struct smcr_link *link, bool wait);
 void smcr_slot_put(struct smcr_slot *slot);
 int smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
 		   unsigned int nwrites);
 int smcr_link_reg_buf(struct smcr_link *link, struct smcr_buf *buf);
-int smcr_llc_wait(struct smcr_link *link, u8 type, bool resp,
-		  unsigned long timeout, struct smc_llc_msg *m);
+void smcr_llc_arm(struct smcr_link *link, u8 type, bool resp);
+int smcr_llc_wait(struct smcr_link *link, unsigned long timeout,
+		  struct smc_llc_msg *m);
 int smcr_llc_send(struct smcr_link *link, struct smc_llc_msg *m);
 void smcr_link_rx(struct smcr_link *link, const u8 *buf, u32 len);
-void smcr_link_activate(struct smcr_link *link);
+int smcr_link_activate(struct smcr_link *link);
 
 /* smcr_lgr.c */
 int smcr_lgr_init(struct dentry *debugfs);

@@ -73,7 +73,15 @@ static int smcr_srq_post(struct smcr_srq *s, struct llist_node *list)
 			first = &b->wr;
 		prev = &b->wr;
 	}
-	return first ? ib_post_srq_recv(s->srq, first, &bad) : 0;
+	if (!first || !ib_post_srq_recv(s->srq, first, &bad))
+		return 0;
+	/* what was not posted goes back to the list for the next batch */
+	for (; bad; bad = bad->next) {
+		b = container_of(bad, struct smcr_rxbuf, wr);
+		llist_add(&b->free, &s->free);
+		atomic_inc(&s->nfree);
+	}
+	return -EIO;
 }
 
 /* A buffer is done with: post the free ones at the watermark */
@@ -190,7 +198,12 @@ void smcr_srq_destroy(struct smcr_srq *s)
 {
 	if (!s)
 		return;
-	ib_destroy_srq(s->srq);
+	/* a QP still on it: its buffers must stay, leave it all */
+	if (ib_destroy_srq_user(s->srq, NULL)) {
+		pr_err("smc: %s: receive queue busy, left in place\n",
+		       dev_name(&s->ibdev->dev));
+		return;
+	}
 	ib_dma_unmap_single(s->ibdev, s->spill_dma, SMCR_RX_SPILL,
 			    DMA_FROM_DEVICE);
 	ib_dma_unmap_single(s->ibdev, s->dma, SMCR_SRQ_WR * SMCR_RX_LEN,
