@@ -86,6 +86,16 @@ int smc_hs_recv(struct smc_sock *smc, struct smc_hs *hs, u8 type, int buflen)
 	return smc_hs_peer_declined(smc, hs->buf, len);
 }
 
+/* The end of a handshake: the devices no connection took over */
+static void smc_hs_free(struct smc_hs *hs)
+{
+	if (hs->smcd)
+		smcd_dev_put(hs->smcd);
+	if (hs->gi.dev)
+		smcr_dev_put(hs->gi.dev);
+	kfree(hs);
+}
+
 /*
  * Client: offer SMC-D and SMC-R as far as we can, then let the
  * transport the server chose finish.  Returns 0 on SMC or fallback, or
@@ -155,12 +165,7 @@ int smc_connect_handshake(struct smc_sock *smc)
 	else
 		rc = smcr_connect_accept(smc, hs);
 out:
-	/* what the transport did not take over */
-	if (hs->smcd)
-		smcd_dev_put(hs->smcd);
-	if (hs->gi.dev)
-		smcr_dev_put(hs->gi.dev);
-	kfree(hs);
+	smc_hs_free(hs);
 	return rc;
 }
 
@@ -213,10 +218,6 @@ int smc_listen_handshake(struct smc_sock *child)
 	}
 	smc_hs_decline(child, reason, p->version);
 out:
-	if (hs->smcd)
-		smcd_dev_put(hs->smcd);
-	if (hs->gi.dev)
-		smcr_dev_put(hs->gi.dev);
-	kfree(hs);
+	smc_hs_free(hs);
 	return rc;
 }
