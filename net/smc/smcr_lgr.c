@@ -69,7 +69,7 @@ static void smcr_lgr_free(struct smcr_lgr *lgr)
 
 	list_for_each_entry_safe(buf, tmp, &lgr->bufs, node)
 		smcr_buf_free(lgr, buf);
-	smcr_link_put(lgr->link);
+	smcr_link_free(lgr->link);
 	xa_destroy(&lgr->conns_by_token);
 	kfree(lgr);
 }
@@ -431,8 +431,7 @@ static void smcr_llc_answer(struct smcr_link *link, struct smc_llc_msg *m,
  * An LLC message no flow waited for (softirq).  Requests the one-link
  * group can serve are answered at once; a DELETE LINK ends the group.
  */
-void smcr_lgr_rx_llc(struct smcr_link *link, const struct smc_llc_msg *in,
-		     const u8 *buf)
+void smcr_lgr_rx_llc(struct smcr_link *link, const struct smc_llc_msg *in)
 {
 	struct smcr_lgr *lgr = link->lgr;
 	struct smc_llc_msg m = *in;

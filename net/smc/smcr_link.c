@@ -123,7 +123,6 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 	memcpy(link->mac, mac, sizeof(link->mac));
 	link->psn = get_random_u32() & 0xffffff;
 	link->state = SMCR_LINK_ACTIVATING;
-	refcount_set(&link->refs, 1);
 	spin_lock_init(&link->slot_lock);
 	init_waitqueue_head(&link->slot_wq);
 	mutex_init(&link->reg_lock);
@@ -507,7 +506,7 @@ void smcr_link_rx(struct smcr_link *link, const u8 *buf, u32 len)
 		return;
 	if (smcr_llc_deliver(link, &m))
 		return;
-	smcr_lgr_rx_llc(link, &m, buf);
+	smcr_lgr_rx_llc(link, &m);
 }
 
 /*
@@ -654,10 +653,9 @@ void smcr_link_quiesce(struct smcr_link *link, unsigned long timeout)
 			   timeout);
 }
 
-void smcr_link_put(struct smcr_link *link)
+/* The link group is freed: its link with it (hardware gone already) */
+void smcr_link_free(struct smcr_link *link)
 {
-	if (!refcount_dec_and_test(&link->refs))
-		return;
 	smcr_link_destroy(link);
 	if (link->qp)
 		return;	/* leaked on purpose, see smcr_link_destroy() */

@@ -81,7 +81,6 @@ struct smcr_link {
 	u32			qp_num;		/* kept when qp is gone */
 	struct ib_cq		*cq;		/* from the pool */
 	unsigned int		vec;		/* completion vector */
-	refcount_t		refs;		/* lgr and connections */
 	u8			port;
 	u8			id;		/* link number */
 	u8			state;		/* enum smcr_link_state */
@@ -175,7 +174,7 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 				   u8 port, int sgid_index, const u8 *gid,
 				   const u8 *mac);
 int smcr_link_ready(struct smcr_link *link, bool rts);
-void smcr_link_put(struct smcr_link *link);
+void smcr_link_free(struct smcr_link *link);
 void smcr_link_down(struct smcr_link *link);
 void smcr_link_quiesce(struct smcr_link *link, unsigned long timeout);
 void smcr_link_destroy(struct smcr_link *link);
@@ -207,8 +206,7 @@ int smcr_lgr_add_conn(struct smcr_lgr *lgr, struct smc_sock *smc);
 void smcr_lgr_del_conn(struct smc_sock *smc);
 int smcr_lgr_reg_bufs(struct smcr_lgr *lgr);
 void smcr_lgr_rx_cdc(struct smcr_lgr *lgr, const u8 *buf, u32 len);
-void smcr_lgr_rx_llc(struct smcr_link *link, const struct smc_llc_msg *m,
-		     const u8 *buf);
+void smcr_lgr_rx_llc(struct smcr_link *link, const struct smc_llc_msg *m);
 void smcr_lgr_link_down(struct smcr_lgr *lgr);
 void smcr_lgrs_dev_gone(struct smcr_dev *dev);
 void smcr_lgrs_port_down(struct smcr_dev *dev, u8 port);
