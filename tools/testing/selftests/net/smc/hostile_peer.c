@@ -851,6 +851,18 @@ static int check_proposal_frame(const uint8_t *b, int got, char *why,
 	return len;
 }
 
+/* Where the v2 extension of a Proposal of @len bytes starts, or -1 */
+static int proposal_v2_ext(const uint8_t *b, int len, char *why, size_t wl)
+{
+	uint16_t v2off = get16(b + 50);
+
+	if (!v2off || v2off > 172 || 52 + v2off + 40 > len) {
+		snprintf(why, wl, "v2 extension offset %u", v2off);
+		return -1;
+	}
+	return 52 + v2off;
+}
+
 /*
  * Validate the Proposal of our AF_SMC client: eyecatchers, type 1,
  * version 2, D offered for v2, consistent length, v2 and SMC-Dv2
@@ -859,7 +871,7 @@ static int check_proposal_frame(const uint8_t *b, int got, char *why,
 static int check_proposal(const uint8_t *b, int got, char *why, size_t wl)
 {
 	int len, e, g, eids, gids, v1, want, i;
-	uint16_t v2off, d2off;
+	uint16_t d2off;
 
 	len = check_proposal_frame(b, got, why, wl);
 	if (len < 0)
@@ -870,12 +882,9 @@ static int check_proposal(const uint8_t *b, int got, char *why, size_t wl)
 		return -1;
 	}
 	v1 = (b[7] & 3) != TYPE_N;
-	v2off = get16(b + 50);
-	if (!v2off || v2off > 172 || 52 + v2off + 40 > len) {
-		snprintf(why, wl, "v2 extension offset %u", v2off);
+	e = proposal_v2_ext(b, len, why, wl);
+	if (e < 0)
 		return -1;
-	}
-	e = 52 + v2off;
 	eids = b[e];
 	gids = b[e + 1];
 	d2off = get16(b + e + 6);
@@ -2330,7 +2339,6 @@ static int check_proposal_r(const uint8_t *b, int got, struct prop_r *pr,
 {
 	int len, e, eids, gids, v1, d2, typev1, typev2, pfx, want;
 	static const uint8_t zero[16];
-	uint16_t v2off;
 
 	memset(pr, 0, sizeof(*pr));
 	len = check_proposal_frame(b, got, why, wl);
@@ -2349,12 +2357,9 @@ static int check_proposal_r(const uint8_t *b, int got, struct prop_r *pr,
 		snprintf(why, wl, "IP-area offset %u", get16(b + 38));
 		return -1;
 	}
-	v2off = get16(b + 50);
-	if (!v2off || v2off > 172 || 52 + v2off + 40 > len) {
-		snprintf(why, wl, "v2 extension offset %u", v2off);
+	e = proposal_v2_ext(b, len, why, wl);
+	if (e < 0)
 		return -1;
-	}
-	e = 52 + v2off;
 	eids = b[e];
 	gids = d2 ? b[e + 1] : 0;
 	pfx = v1 ? 8 + 17 * b[40 + get16(b + 38) + 7] : 0;

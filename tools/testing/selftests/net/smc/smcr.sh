@@ -250,36 +250,31 @@ else
 	done
 fi
 
-# 6: urgent data over SMC-R: smc_xfer is plain; integrity has the cases
-if [ -x "$HERE/integrity" ]; then
-	out=$(SMC_TEST_ADDR4=$SMCR_B timeout 600 "$HERE/integrity" 2>&1)
+# suite PROG TIMEOUT NAME: one of the suites, IPv4 over SMC-R (they
+# skip their IPv6 and SMC-D cases); its failures in the diagnostics
+suite()
+{
+	local prog=$1 tmo=$2 name=$3 out rc
+
+	if [ ! -x "$HERE/$prog" ]; then
+		ktap_skip "$name" "$prog not built"
+		return
+	fi
+	out=$(SMC_TEST_ADDR4=$SMCR_B timeout "$tmo" "$HERE/$prog" 2>&1)
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		echo "$out" | grep -vE '^ok ' | tail -40 | sed 's/^/# /'
 	else
 		echo "$out" | tail -1 | sed 's/^/# /'
 	fi
-	ktap_result "integrity suite over SMC-R (random sizes, urgent data)" $rc
-else
-	ktap_skip "integrity suite over SMC-R" "integrity not built"
-fi
+	ktap_result "$name" $rc
+}
 
-# 7, 8: the differential conformance suite and the connection stress
-# test, IPv4 over SMC-R (they skip their IPv6 and SMC-D cases)
-for prog in conformance stress; do
-	if [ -x "$HERE/$prog" ]; then
-		out=$(SMC_TEST_ADDR4=$SMCR_B timeout 900 "$HERE/$prog" 2>&1)
-		rc=$?
-		if [ $rc -ne 0 ]; then
-			echo "$out" | grep -vE '^ok ' | tail -40 | sed 's/^/# /'
-		else
-			echo "$out" | tail -1 | sed 's/^/# /'
-		fi
-		ktap_result "$prog suite over SMC-R" $rc
-	else
-		ktap_skip "$prog suite over SMC-R" "$prog not built"
-	fi
-done
+# 6-8: urgent data is in integrity (smc_xfer is plain), then the
+# differential conformance suite and the connection stress test
+suite integrity 600 "integrity suite over SMC-R (random sizes, urgent data)"
+suite conformance 900 "conformance suite over SMC-R"
+suite stress 900 "stress suite over SMC-R"
 
 # start_big TAG: a long transfer A to B in the background (pids in
 # big_c, big_s), running once this returns
