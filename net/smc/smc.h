@@ -113,14 +113,19 @@ struct smc_conn {
 	struct smcr_buf		*rmb_buf;	/* our RMB */
 	struct smcr_buf		*snd_buf;	/* our send buffer */
 	struct smcr_slot	*tx_slot;	/* reserved for the next CDC */
+	int			rtok;		/* the peer's RMB, -1: none */
+	/* the peer's RMB on our link, for the writes (tx_lock) */
 	u64			peer_rmb_addr;
 	u32			peer_rkey;
 	u32			peer_alert;	/* peer's token, in our CDCs */
+	/* no link can carry the connection any more: senders give up */
+	bool			tx_dead;
 	/* released by the application before the peer was done writing */
 	bool			orphan;		/* under rx_lock */
 	bool			release_queued;	/* under rx_lock */
 	struct work_struct	release_work;
 	u16			cdc_tx_seq;	/* last CDC sequence sent */
+	u16			cdc_tx_done;	/* last one whose send completed */
 	u16			cdc_rx_seq;	/* last CDC sequence taken */
 	bool			cdc_rx_seq_valid;
 
@@ -189,6 +194,20 @@ static inline void smc_rx_write_unlock(struct smc_conn *c)
 {
 	write_seqcount_end(&c->rx_seq);
 	spin_unlock_bh(&c->rx_lock);
+}
+
+/* One cursor of the receive state (@src in @c), read without rx_lock */
+static inline struct smc_cursor smc_rx_curs(struct smc_conn *c,
+					    const struct smc_cursor *src)
+{
+	struct smc_cursor curs;
+	unsigned int seq;
+
+	do {
+		seq = read_seqcount_begin(&c->rx_seq);
+		curs = *src;
+	} while (read_seqcount_retry(&c->rx_seq, seq));
+	return curs;
 }
 
 /* Bits of smcd_conn.tx_flags */
@@ -402,6 +421,9 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs);
 void smcr_conn_teardown(struct smc_sock *smc);
 void smcr_conn_release(struct smc_sock *smc);
 void smcr_conn_peer_done(struct smc_sock *smc);
+int smcr_conn_failover(struct smc_sock *smc, struct smcr_link *from,
+		       struct smcr_link *to);
+void smcr_conn_lost(struct smc_sock *smc);
 int smcr_tx_prepare(struct smc_sock *smc, bool killable);
 void smcr_tx_write(struct smc_sock *smc);
 

@@ -244,20 +244,6 @@ void smc_tx_flush(struct smc_sock *smc)
 		smc_tx_publish(smc);
 }
 
-/* One cursor of the receive state (@src in @c), read without rx_lock */
-static struct smc_cursor smc_rx_curs(struct smc_conn *c,
-				     const struct smc_cursor *src)
-{
-	struct smc_cursor curs;
-	unsigned int seq;
-
-	do {
-		seq = read_seqcount_begin(&c->rx_seq);
-		curs = *src;
-	} while (read_seqcount_retry(&c->rx_seq, seq));
-	return curs;
-}
-
 /* Bytes we may still write into the peer's ring */
 static u32 smc_tx_space(struct smc_conn *c)
 {

@@ -137,7 +137,7 @@ int smc_connect_handshake(struct smc_sock *smc)
 	if (hs->smcr) {
 		memcpy(p->roce_v2_gid, hs->gi.gid, SMC_CLC_GID_LEN);
 		p->max_conns = SMC_CLC_CONNS_PER_LGR_MAX;
-		p->max_links = SMC_CLC_LINKS_PER_LGR_MIN;
+		p->max_links = SMC_CLC_LINKS_PER_LGR_MAX;
 	}
 	len = smc_clc_build_proposal(hs->buf, sizeof(hs->buf), p);
 	/* the SYN-ACK ended TCP's hold; the Accept's ACK rides on Confirm */

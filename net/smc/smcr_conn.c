@@ -143,12 +143,57 @@ static int smcr_conn_bufs(struct smc_sock *smc, bool rmb, u8 peer_comp)
 	return 0;
 }
 
-/* The peer's RMB for our RDMA writes, from its Accept or Confirm */
-static void smcr_conn_peer(struct smc_conn *c, const struct smc_clc_accept *a)
+/*
+ * Our RMB for a new connection.  On a group with two links, the peer
+ * learns it on the other link too (CONFIRM RKEY), before our CLC
+ * message names it; no link comes or goes meanwhile.
+ */
+static int smcr_conn_rmb(struct smc_sock *smc)
 {
+	struct smc_conn *c = &smc->conn;
+	struct smcr_lgr *lgr = c->rlgr;
+	int rc;
+
+	if (mutex_lock_killable(&lgr->llc_flow))
+		return -EINTR;
+	rc = smcr_conn_bufs(smc, true, 0);
+	if (!rc && lgr->ready)
+		rc = smcr_llc_confirm_rkey(lgr, c->link, c->rmb_buf);
+	mutex_unlock(&lgr->llc_flow);
+	return rc;
+}
+
+/*
+ * The peer's RMB for our RDMA writes, from its Accept or Confirm, for
+ * our link @link that reaches the peer's QP the message names: kept in
+ * the group's table, where the other links' rkeys of it are too.  If
+ * the connection moved off @link meanwhile, the rkey on its link now
+ * comes from there.  -ENOSPC when the table is full.
+ */
+static int smcr_conn_peer(struct smc_conn *c, struct smcr_link *link,
+			  const struct smc_clc_accept *a)
+{
+	struct smcr_link *now;
+	int rtok;
+
+	if (!link)
+		return -ENOLINK;
+	rtok = smcr_rtok_add(c->rlgr, link->idx, a->r.rkey,
+			     a->r.rmb_dma_addr);
+	if (rtok < 0)
+		return rtok;
+	spin_lock_bh(&c->tx_lock);
+	c->rtok = rtok;
+	c->peer_alert = a->r.alert_token;
+	now = c->link;
 	c->peer_rmb_addr = a->r.rmb_dma_addr;
 	c->peer_rkey = a->r.rkey;
-	c->peer_alert = a->r.alert_token;
+	spin_unlock_bh(&c->tx_lock);
+	if (now != link &&
+	    !smcr_rtok_get_link(c->rlgr, rtok, now->idx, &c->peer_rkey,
+				&c->peer_rmb_addr))
+		return -ENOLINK;
+	return 0;
 }
 
 void smcr_conn_teardown(struct smc_sock *smc)
@@ -168,6 +213,8 @@ void smcr_conn_teardown(struct smc_sock *smc)
 	 * belongs to the group's pool until the group is freed.
 	 */
 	smcr_lgr_del_conn(smc);
+	smcr_rtok_put(lgr, c->rtok);
+	c->rtok = -1;
 	c->tx_data = NULL;
 	smcr_buf_put(lgr, c->rmb_buf);
 	smcr_buf_put(lgr, c->snd_buf);
@@ -178,12 +225,15 @@ void smcr_conn_teardown(struct smc_sock *smc)
 	smcr_lgr_put(lgr);
 }
 
-/* Has the peer stopped writing into our RMB?  rx_lock held */
+/*
+ * Has the peer stopped writing into our RMB?  rx_lock held.  A failed
+ * link is not enough: the peer goes on over the other one.
+ */
 static bool smcr_peer_stopped(const struct smc_conn *c)
 {
 	return (c->peer_conn_flags & (SMC_CDC_CS_DONE_WRITING |
 				      SMC_CDC_CS_CLOSED | SMC_CDC_CS_ABORT)) ||
-	       READ_ONCE(c->link->state) == SMCR_LINK_DOWN;
+	       READ_ONCE(c->tx_dead);
 }
 
 static void smcr_conn_release_work(struct work_struct *work)
@@ -246,6 +296,10 @@ static u32 smcr_decline_reason(int err)
 		return SMC_CLC_DECL_RMBE_EC;
 	case -EBUSY:
 		return SMC_CLC_DECL_MAXCONNERR;
+	case -ENOSPC:		/* the peer's RMBs: table full */
+		return SMC_CLC_DECL_ERR_RTOK;
+	case -EREMOTEIO:	/* CONFIRM RKEY refused */
+		return SMC_CLC_DECL_ERR_REGBUF;
 	default:
 		return SMC_CLC_DECL_INTERR;
 	}
@@ -267,14 +321,14 @@ static void smcr_fill_r(struct smc_clc_accept *a, u8 type, bool first,
 	memcpy(a->r.gid, link->gid, SMC_CLC_GID_LEN);
 	memcpy(a->r.mac, link->mac, SMC_CLC_MAC_LEN);
 	a->r.qpn = link->qp_num;
-	a->r.rkey = c->rmb_buf->rkey;
+	a->r.rkey = c->rmb_buf->map[link->idx].rkey;
 	a->r.rmbe_idx = 1;
 	a->r.alert_token = c->alert_token;
 	a->r.rmbe_size = c->rmb_buf->comp;
 	/* a first Accept offers our port's MTU; later ones the path's */
 	a->r.qp_mtu = type == SMC_CLC_ACCEPT && first ? link->port_mtu :
 		      link->mtu;
-	a->r.rmb_dma_addr = c->rmb_buf->iova;
+	a->r.rmb_dma_addr = c->rmb_buf->map[link->idx].iova;
 	a->r.psn = link->psn;
 	if (!first)
 		return;
@@ -301,34 +355,13 @@ static void smcr_link_peer(struct smcr_link *link,
 			  a->r.qp_mtu ?: IB_MTU_256);
 }
 
-static void smcr_confirm_link_fill(struct smc_llc_msg *m,
-				   const struct smcr_link *link, bool resp)
-{
-	const struct smcr_lgr *lgr = link->lgr;
-	u32 uid = lgr->id + link->id;
-
-	memset(m, 0, sizeof(*m));
-	m->hdr.type = SMC_LLC_CONFIRM_LINK;
-	m->hdr.version = lgr->llc_version;
-	m->hdr.flags = SMC_LLC_FLAG_NO_RMBE_EYEC |
-		       (resp ? SMC_LLC_FLAG_RESP : 0);
-	memcpy(m->confirm_link.mac, link->mac, SMC_CLC_MAC_LEN);
-	memcpy(m->confirm_link.gid, link->gid, SMC_CLC_GID_LEN);
-	m->confirm_link.qpn = link->qp_num;
-	m->confirm_link.link_id = link->id;
-	smc_put_be32(m->confirm_link.link_uid, uid);
-	m->confirm_link.max_links = lgr->max_links;
-	if (lgr->release >= SMC_CLC_RELEASE_1)
-		m->confirm_link.max_conns = lgr->max_conns;
-}
-
 /*
  * Server, first contact: the client's QP is known from its Confirm.
  * Our QP to RTS, the RMBs registered, CONFIRM LINK and its response.
  */
 static int smcr_server_first_link(struct smcr_lgr *lgr)
 {
-	struct smcr_link *link = lgr->link;
+	struct smcr_link *link = lgr->links[0];
 	struct smc_llc_msg m;
 	int rc;
 
@@ -337,7 +370,7 @@ static int smcr_server_first_link(struct smcr_lgr *lgr)
 		rc = smcr_link_ready(link, true);
 	if (rc)
 		return rc;
-	rc = smcr_lgr_reg_bufs(lgr);
+	rc = smcr_bufs_reg_link(lgr, link);
 	if (rc)
 		return rc;
 	smcr_confirm_link_fill(&m, link, false);
@@ -351,9 +384,13 @@ static int smcr_server_first_link(struct smcr_lgr *lgr)
 	if (!(m.hdr.flags & SMC_LLC_FLAG_NO_RMBE_EYEC))
 		return -EBADMSG;
 	rc = smcr_link_activate(link);
-	if (!rc)
-		smcr_lgr_publish(lgr);
-	return rc;
+	if (rc)
+		return rc;
+	smcr_lgr_publish(lgr);
+	/* a second link, when both sides have another device */
+	if (lgr->max_links >= SMCR_LINKS)
+		smcr_lgr_want_add(lgr);
+	return 0;
 }
 
 /*
@@ -364,7 +401,7 @@ static int smcr_server_first_link(struct smcr_lgr *lgr)
  */
 static int smcr_client_first_link(struct smcr_lgr *lgr)
 {
-	struct smcr_link *link = lgr->link;
+	struct smcr_link *link = lgr->links[0];
 	struct smc_llc_msg m;
 	int rc;
 
@@ -376,7 +413,7 @@ static int smcr_client_first_link(struct smcr_lgr *lgr)
 	link->id = m.confirm_link.link_id;
 	rc = smcr_link_ready(link, true);
 	if (!rc)
-		rc = smcr_lgr_reg_bufs(lgr);
+		rc = smcr_bufs_reg_link(lgr, link);
 	if (rc)
 		return rc;
 	smcr_confirm_link_fill(&m, link, true);
@@ -406,9 +443,25 @@ static u32 smcr_limits(struct smcr_lgr *lgr, u8 release, u8 max_conns,
 	if (max_links < SMC_CLC_LINKS_PER_LGR_MIN)
 		return SMC_CLC_DECL_MAXLINKERR;
 	lgr->max_conns = min_t(u8, max_conns, SMC_CLC_CONNS_PER_LGR_MAX);
-	/* one link is what we do */
-	lgr->max_links = SMC_CLC_LINKS_PER_LGR_MIN;
+	lgr->max_links = min_t(u8, max_links, SMCR_LINKS);
 	return 0;
+}
+
+/*
+ * Server: without a device for a second link, we announce one link,
+ * so that the client does not wait for an ADD LINK that never comes.
+ */
+static void smcr_lgr_alt_limit(struct smcr_lgr *lgr)
+{
+	struct smcr_link *link = lgr->links[0];
+	struct smcr_gid_info gi;
+
+	if (lgr->max_links < SMCR_LINKS)
+		return;
+	if (smcr_dev_find_alt(link->gid, link->dev, link->port, &gi))
+		lgr->max_links = SMC_CLC_LINKS_PER_LGR_MIN;
+	else
+		smcr_dev_put(gi.dev);
 }
 
 /*
@@ -419,6 +472,7 @@ static u32 smcr_limits(struct smcr_lgr *lgr, u8 release, u8 max_conns,
 int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 {
 	struct smc_clc_accept *a = &hs->a;
+	struct smcr_link *link = NULL;
 	struct smcr_lgr *lgr;
 	u8 eid[SMC_CLC_EID_LEN];
 	bool first = a->first_contact;
@@ -452,8 +506,9 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 			lgr->max_links = a->fce.max_links;
 		}
 		memcpy(lgr->peer_id, a->r.peer_id, SMC_CLC_PEER_ID_LEN);
-		smcr_link_peer(lgr->link, a);
-		rc = smcr_link_ready(lgr->link, false);
+		link = lgr->links[0];
+		smcr_link_peer(link, a);
+		rc = smcr_link_ready(link, false);
 		if (rc) {
 			smcr_lgr_discard(lgr);
 			smcr_lgr_put(lgr);
@@ -462,7 +517,7 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 			return 0;
 		}
 	} else {
-		lgr = smcr_lgr_find_client(a->r.gid, a->r.qpn);
+		lgr = smcr_lgr_find_client(a->r.gid, a->r.qpn, &link);
 		if (!lgr) {
 			smc_hs_decline(smc, SMC_CLC_DECL_SYNCERR, a->version);
 			return 0;
@@ -470,7 +525,7 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 	}
 	smc_conn_init(&smc->conn);
 	INIT_WORK(&smc->conn.release_work, smcr_conn_release_work);
-	rc = smcr_lgr_add_conn(lgr, smc);
+	rc = smcr_lgr_add_conn(lgr, smc, link);
 	if (rc) {
 		if (first)
 			smcr_lgr_discard(lgr);
@@ -478,12 +533,14 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 		smc_hs_decline(smc, smcr_decline_reason(rc), a->version);
 		return 0;
 	}
-	rc = smcr_conn_bufs(smc, true, 0);
+	rc = smcr_conn_rmb(smc);
 	if (!rc)
 		rc = smcr_conn_bufs(smc, false, a->r.rmbe_size);
+	if (!rc)
+		rc = smcr_conn_peer(&smc->conn, first ? lgr->links[0] : link,
+				    a);
 	if (rc)
 		goto out_decline;
-	smcr_conn_peer(&smc->conn, a);
 
 	memcpy(eid, a->eid, SMC_CLC_EID_LEN);
 	memset(a, 0, sizeof(*a));
@@ -491,12 +548,12 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 	memcpy(a->eid, eid, SMC_CLC_EID_LEN);
 	if (first) {
 		a->fc_gid_cnt = 1;
-		memcpy(a->fc_gids[0], lgr->link->gid, SMC_CLC_GID_LEN);
+		memcpy(a->fc_gids[0], link->gid, SMC_CLC_GID_LEN);
 	}
 	len = smc_clc_build_accept(hs->buf, sizeof(hs->buf), a);
 	/* the server's CONFIRM LINK may come before we are back */
 	if (first)
-		smcr_llc_arm(lgr->link, SMC_LLC_CONFIRM_LINK, false);
+		smcr_llc_arm(link, SMC_LLC_CONFIRM_LINK, false);
 	rc = len < 0 ? len : smc_clc_send(smc, hs->buf, len);
 	if (rc) {
 		smcr_conn_teardown(smc);
@@ -576,11 +633,13 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 			smc_hs_decline(child, reason, p->version);
 			return 0;
 		}
-		memcpy(lgr->link->peer_gid, p->roce_v2_gid, SMC_CLC_GID_LEN);
+		memcpy(lgr->links[0]->peer_gid, p->roce_v2_gid,
+		       SMC_CLC_GID_LEN);
+		smcr_lgr_alt_limit(lgr);
 	}
 	smc_conn_init(&child->conn);
 	INIT_WORK(&child->conn.release_work, smcr_conn_release_work);
-	rc = smcr_lgr_add_conn(lgr, child);
+	rc = smcr_lgr_add_conn(lgr, child, NULL);
 	if (rc) {
 		if (first)
 			smcr_lgr_discard(lgr);
@@ -588,7 +647,7 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 		smc_hs_decline(child, smcr_decline_reason(rc), p->version);
 		return 0;
 	}
-	rc = smcr_conn_bufs(child, true, 0);
+	rc = smcr_conn_rmb(child);
 	if (rc)
 		goto out_decline;
 
@@ -613,13 +672,16 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 		reason = SMC_CLC_DECL_RELEASEERR;
 		goto out_decline_reason;
 	}
-	smcr_conn_peer(&child->conn, a);
-	rc = smcr_conn_bufs(child, false, a->r.rmbe_size);
+	rc = smcr_conn_peer(&child->conn,
+			    first ? lgr->links[0] :
+			    smcr_lgr_peer_link(lgr, a->r.gid, a->r.qpn), a);
+	if (!rc)
+		rc = smcr_conn_bufs(child, false, a->r.rmbe_size);
 	if (rc)
 		goto out_decline;
 	if (first) {
 		memcpy(lgr->peer_id, a->r.peer_id, SMC_CLC_PEER_ID_LEN);
-		smcr_link_peer(lgr->link, a);
+		smcr_link_peer(lgr->links[0], a);
 		rc = smcr_server_first_link(lgr);
 		if (rc)
 			goto out_decline;
@@ -647,46 +709,67 @@ out_teardown:
  * A slot for the next CDC of the connection: may wait up to
  * SMCR_SLOT_WAIT when the link's send queue is full, killable for
  * sendmsg (@killable) but not for the close flags, which must reach
- * the peer.  smc sock lock held: one reservation per connection.
+ * the peer.  When the link fails, the wait goes on until the
+ * connection has moved to the other link.  smc sock lock held: one
+ * reservation per connection.
  */
 int smcr_tx_prepare(struct smc_sock *smc, bool killable)
 {
 	struct smc_conn *c = &smc->conn;
+	struct smcr_lgr *lgr = c->rlgr;
+	struct smcr_link *link;
 	struct smcr_slot *slot;
+	bool taken;
 
 	if (c->tx_slot)
 		return 0;
-	slot = __smcr_slot_get(c->link, true, killable);
-	if (IS_ERR(slot))
-		return PTR_ERR(slot) == -EINTR ? -EINTR : -EPIPE;
-	c->tx_slot = slot;
-	return 0;
+	for (;;) {
+		link = READ_ONCE(c->link);
+		slot = __smcr_slot_get(link, true, killable);
+		if (!IS_ERR(slot)) {
+			spin_lock_bh(&c->tx_lock);
+			taken = c->link == link;
+			if (taken)
+				c->tx_slot = slot;
+			spin_unlock_bh(&c->tx_lock);
+			if (taken)
+				return 0;
+			smcr_slot_put(slot);	/* moved meanwhile */
+			continue;
+		}
+		if (PTR_ERR(slot) == -EINTR)
+			return -EINTR;
+		if (!wait_event_timeout(lgr->moved_wq,
+					READ_ONCE(c->link) != link ||
+					READ_ONCE(c->tx_dead),
+					SMCR_FAILOVER_WAIT) ||
+		    READ_ONCE(c->tx_dead))
+			return -EPIPE;
+	}
 }
 
 /*
  * Post the data produced since the last message as RDMA writes (two
- * when it wraps around the ring), then the CDC with our cursors and
- * flags, in one chain.  tx_lock held.
+ * when it wraps around the ring), then the CDC in @slot with our
+ * cursors and flags (and @pflags), in one chain.  tx_lock held.
  */
-void smcr_tx_write(struct smc_sock *smc)
+static void __smcr_tx_write(struct smc_sock *smc, struct smcr_slot *slot)
 {
 	struct smc_conn *c = &smc->conn;
-	struct smcr_slot *slot = c->tx_slot;
 	struct smcr_link *link = c->link;
 	struct ib_rdma_wr wr[2] = {};
 	struct ib_sge sge[2];
 	struct smcr_cdc_msg m = {};
 	unsigned int n = 0;
 	u32 len, off, chunk;
+	u64 dma;
 
-	if (!slot)
-		return;
-	c->tx_slot = NULL;
+	dma = c->snd_buf->map[link->idx].dma;
 	len = smc_curs_diff(c->tx_ring, &c->tx_prod_sent, &c->tx_prod);
 	off = c->tx_prod_sent.count;
 	while (len && n < 2) {
 		chunk = min(len, c->tx_ring - off);
-		sge[n].addr = c->snd_buf->dma + off;
+		sge[n].addr = dma + off;
 		sge[n].length = chunk;
 		sge[n].lkey = link->dev->pd->local_dma_lkey;
 		ib_dma_sync_single_for_device(link->dev->ibdev, sge[n].addr,
@@ -708,8 +791,106 @@ void smcr_tx_write(struct smc_sock *smc)
 	m.prod_flags = c->tx_prod_flags;
 	m.conn_state_flags = c->tx_conn_flags;
 	smcr_cdc_build(slot->buf, SMCR_SLOT_LEN, &m);
-	/* a failed post takes the link down, and the connection with it */
+	slot->cdc = true;
+	slot->seq = m.seqno;
+	slot->token = c->alert_token;
+	/* a failed post takes the link down; the connection moves */
 	smcr_slot_post(slot, wr, n);
 	c->rx_cons_sent = m.cons;
 	c->tx_prod_sent = m.prod;
+}
+
+/* Send what smc_tx_prepare() reserved a slot for.  tx_lock held */
+void smcr_tx_write(struct smc_sock *smc)
+{
+	struct smc_conn *c = &smc->conn;
+	struct smcr_slot *slot = c->tx_slot;
+
+	if (!slot)
+		return;
+	c->tx_slot = NULL;
+	__smcr_tx_write(smc, slot);
+}
+
+/*
+ * The peer lost CDC messages of ours that completed (its failover
+ * validation said so), or the connection cannot move: it is aborted,
+ * as upstream does.
+ */
+void smcr_conn_lost(struct smc_sock *smc)
+{
+	struct smc_conn *c = &smc->conn;
+	struct smc_cdc_view v = {};
+
+	WRITE_ONCE(c->tx_dead, true);
+	smc_rx_write_lock(c);
+	v.prod = c->peer_prod;
+	v.cons = c->peer_cons;
+	v.prod_flags = c->peer_prod_flags;
+	smc_rx_write_unlock(c);
+	v.conn_state_flags = SMC_CDC_CS_ABORT;
+	smc_conn_rx_cdc(smc, &v);
+	smcr_conn_peer_done(smc);
+}
+
+/*
+ * Move @smc's connection from the failed link @from to @to.  Whatever
+ * went over @from after the peer's last consumer cursor we know of is
+ * written again: those bytes are still in our send buffer (we never
+ * overwrite what the peer has not consumed), and their offsets are the
+ * same in the peer's RMB.  A validation CDC first (the peer checks it
+ * lost nothing it should have), then one with the cursors and flags,
+ * which repeats whatever the lost messages said.  Process context.
+ */
+int smcr_conn_failover(struct smc_sock *smc, struct smcr_link *from,
+		       struct smcr_link *to)
+{
+	struct smcr_slot *check = NULL, *push = NULL;
+	struct smc_conn *c = &smc->conn;
+	struct smcr_cdc_msg m = {};
+	struct smc_cursor cons;
+	u64 addr;
+	u32 rkey;
+
+	if (c->rtok >= 0 &&
+	    !smcr_rtok_get_link(c->rlgr, c->rtok, to->idx, &rkey, &addr))
+		goto lost;
+	if (c->tx_data) {
+		check = __smcr_slot_get(to, true, false);
+		push = IS_ERR(check) ? check : __smcr_slot_get(to, true, false);
+		if (IS_ERR(check) || IS_ERR(push))
+			goto lost;
+	}
+	cons = smc_rx_curs(c, &c->peer_cons);
+	spin_lock_bh(&c->tx_lock);
+	if (c->tx_slot) {
+		smcr_slot_put(c->tx_slot);
+		c->tx_slot = NULL;
+	}
+	WRITE_ONCE(c->link, to);
+	if (c->rtok >= 0) {
+		c->peer_rkey = rkey;
+		c->peer_rmb_addr = addr;
+	}
+	if (check) {
+		c->tx_prod_sent = cons;
+		m.seqno = READ_ONCE(c->cdc_tx_done);
+		m.token = c->peer_alert;
+		m.prod_flags = SMC_CDC_PF_FAILOVER;
+		smcr_cdc_build(check->buf, SMCR_SLOT_LEN, &m);
+		smcr_slot_post(check, NULL, 0);
+		__smcr_tx_write(smc, push);
+	}
+	spin_unlock_bh(&c->tx_lock);
+	wake_up_all(&c->rlgr->moved_wq);
+	return 0;
+
+lost:
+	if (!IS_ERR_OR_NULL(check))
+		smcr_slot_put(check);
+	if (!IS_ERR_OR_NULL(push))
+		smcr_slot_put(push);
+	smcr_conn_lost(smc);
+	wake_up_all(&c->rlgr->moved_wq);
+	return -ENOLINK;
 }

@@ -15,6 +15,7 @@
 
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
+#include <linux/inetdevice.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/seq_file.h>
@@ -73,7 +74,7 @@ static void smcr_dev_read_ports(struct smcr_dev *dev)
 	char names[SMCR_PNET_PORTS][IFNAMSIZ] = {};
 	int ifindex[SMCR_PNET_PORTS] = {};
 	struct ib_device *ibdev = dev->ibdev;
-	unsigned long active = 0, lost;
+	unsigned long active = 0, lost, gained;
 	struct ib_port_attr attr;
 	u32 p;
 
@@ -91,6 +92,7 @@ static void smcr_dev_read_ports(struct smcr_dev *dev)
 	}
 	spin_lock_bh(&dev->lock);
 	lost = dev->ports_active & ~active;
+	gained = active & ~dev->ports_active;
 	dev->ports_active = active;
 	memcpy(dev->ndev_ifindex, ifindex, sizeof(ifindex));
 	memcpy(dev->ndev_name, names, sizeof(names));
@@ -98,6 +100,9 @@ static void smcr_dev_read_ports(struct smcr_dev *dev)
 	/* the links on a port that went down fail now, not at a timeout */
 	for_each_set_bit(p, &lost, SMCR_MAX_PORTS)
 		smcr_lgrs_port_down(dev, p + 1);
+	/* a port that came up may carry a second link */
+	if (gained)
+		smcr_lgrs_port_up(dev);
 }
 
 static void smcr_dev_port_work(struct work_struct *work)
@@ -362,6 +367,105 @@ int smcr_dev_find_v4(__be32 addr, const char *pnetid,
 		if (dev->fatal || dev->gone)
 			continue;
 		if (!smcr_dev_find_gid(dev, addr, pnetid, gi)) {
+			refcount_inc(&dev->refs);
+			gi->dev = dev;
+			rc = 0;
+			break;
+		}
+	}
+	mutex_unlock(&smcr_devs_lock);
+	return rc;
+}
+
+/* Is the IPv4 address of GID @ga in the subnet of @addr (RCU held)? */
+static bool smcr_dev_gid_subnet(const struct ib_gid_attr *ga, __be32 addr)
+{
+	const struct in6_addr *a = (const struct in6_addr *)ga->gid.raw;
+	struct net_device *ndev;
+	struct in_device *idev;
+	struct in_ifaddr *ifa;
+
+	if (!ipv6_addr_v4mapped(a))
+		return false;
+	ndev = rdma_read_gid_attr_ndev_rcu(ga);
+	if (IS_ERR_OR_NULL(ndev))
+		return false;
+	idev = __in_dev_get_rcu(ndev);
+	if (!idev)
+		return false;
+	in_dev_for_each_ifa_rcu(ifa, idev)
+		if (ifa->ifa_local == a->s6_addr32[3] &&
+		    inet_ifa_match(addr, ifa))
+			return true;
+	return false;
+}
+
+/* A RoCEv2 GID of @dev in the subnet of @addr, on a port of @pnetid */
+static int smcr_dev_find_subnet(struct smcr_dev *dev, __be32 addr,
+				const char *pnetid, struct smcr_gid_info *gi)
+{
+	struct ib_device *ibdev = dev->ibdev;
+	const struct ib_gid_attr *ga;
+	struct ib_port_attr attr;
+	bool match;
+	u32 p;
+	int i;
+
+	rdma_for_each_port(ibdev, p) {
+		if (p > SMCR_MAX_PORTS || !rdma_protocol_roce(ibdev, p) ||
+		    !test_bit(p - 1, &dev->ports_active) ||
+		    strncmp(p <= SMCR_PNET_PORTS ? dev->pnetid[p - 1] : "",
+			    pnetid, SMC_PNETID_LEN) ||
+		    ib_query_port(ibdev, p, &attr) ||
+		    attr.state != IB_PORT_ACTIVE)
+			continue;
+		for (i = 0; i < attr.gid_tbl_len; i++) {
+			ga = rdma_get_gid_attr(ibdev, p, i);
+			if (IS_ERR(ga))
+				continue;
+			rcu_read_lock();
+			match = ga->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
+				smcr_dev_gid_subnet(ga, addr);
+			rcu_read_unlock();
+			if (!match || rdma_read_gid_l2_fields(ga, NULL, gi->mac)) {
+				rdma_put_gid_attr(ga);
+				continue;
+			}
+			gi->port = p;
+			gi->sgid_index = ga->index;
+			memcpy(gi->gid, &ga->gid, sizeof(gi->gid));
+			gi->mtu = attr.active_mtu;
+			rdma_put_gid_attr(ga);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/*
+ * A GID for the second link of a group whose first link uses @gid on
+ * port @not_port of @not_dev: on another device, on a port with the
+ * same PNET ID (or none on both), with an address in the subnet of
+ * @gid's.  On success gi->dev holds a reference.
+ */
+int smcr_dev_find_alt(const u8 *gid, struct smcr_dev *not_dev, u8 not_port,
+		      struct smcr_gid_info *gi)
+{
+	char pnetid[SMC_PNETID_LEN + 1] = "";
+	struct smcr_dev *dev;
+	struct in6_addr a;
+	int rc = -ENODEV;
+
+	memcpy(&a, gid, sizeof(a));
+	if (!ipv6_addr_v4mapped(&a))
+		return -EINVAL;
+	if (not_port <= SMCR_PNET_PORTS)
+		strscpy(pnetid, not_dev->pnetid[not_port - 1], sizeof(pnetid));
+	mutex_lock(&smcr_devs_lock);
+	list_for_each_entry(dev, &smcr_devs, node) {
+		if (dev == not_dev || dev->fatal || dev->gone)
+			continue;
+		if (!smcr_dev_find_subnet(dev, a.s6_addr32[3], pnetid, gi)) {
 			refcount_inc(&dev->refs);
 			gi->dev = dev;
 			rc = 0;

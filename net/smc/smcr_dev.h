@@ -76,6 +76,8 @@ int smcr_dev_init(struct dentry *debugfs);
 int smcr_dev_find_v4(__be32 addr, const char *pnetid,
 		     struct smcr_gid_info *gi);
 bool smcr_dev_gid_local(const u8 *gid);
+int smcr_dev_find_alt(const u8 *gid, struct smcr_dev *not_dev, u8 not_port,
+		      struct smcr_gid_info *gi);
 int smcr_dev_bind(struct smcr_dev *dev, unsigned int *vec,
 		  struct ib_srq **srq);
 void smcr_dev_unbind(struct smcr_dev *dev, unsigned int vec);

@@ -3,26 +3,28 @@
  * Shared Memory Communications: SMC-R link groups.
  *
  * A link group stands for the connections with one peer in one role.
- * It has one link for now (we announce at most one link, so peers do
- * not try to add a second) and a pool of buffers registered on it.
- * The server reuses a group for a client whose RoCE GID it knows; the
- * client follows the server's choice, found by the server's QP.
+ * Its first link comes up with the first connection; the server then
+ * adds a second one over another RoCE device of the same network when
+ * both sides have one (smcr_llc.c).  The server reuses a group for a
+ * client whose RoCE GID it knows; the client follows the server's
+ * choice, found by the server's QP.
  *
  * Life: a reference for being usable (dropped when the group ends) and
- * one for every connection and every pending link-down work.  Ending a
- * group (peer's DELETE LINK, link failure, device removal, lingering
- * without connections, module unload) aborts its connections, tells
- * the peer while the link works, and frees the hardware resources at
- * once; memory goes with the last reference.
+ * one for every connection, pending work item and timer.  A failed
+ * link moves its connections to the other link; without one, the
+ * group ends: its connections are aborted, the peer is told while a
+ * link works, and the hardware resources are freed at once; memory
+ * goes with the last reference.
  *
- * Lock order: smcr_lgrs_lock (mutex) -> smcr_lgr.buf_lock (mutex).
+ * Lock order: smcr_lgr.llc_flow -> smcr_lgrs_lock -> smcr_lgr.buf_lock
+ * (mutexes).  lgr->links[] changes under all three, so that holding
+ * any of them keeps it still.
  */
 
 #define KMSG_COMPONENT "smc"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
 #include <linux/debugfs.h>
-#include <linux/scatterlist.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
@@ -37,39 +39,23 @@
 static LIST_HEAD(smcr_lgrs);
 static DEFINE_MUTEX(smcr_lgrs_lock);	/* smcr_lgrs, conns of each lgr */
 static u32 smcr_lgr_next_id;
-/* link-group ends and linger timers; drained at module unload */
+/* link-group ends, LLC work and linger timers; drained at unload */
 static struct workqueue_struct *smcr_lgr_wq;
 static struct dentry *smcr_lgr_debugfs;
 
-static void smcr_buf_release_hw(struct smcr_lgr *lgr, struct smcr_buf *buf)
-{
-	struct ib_device *ibdev = lgr->link->dev->ibdev;
-
-	if (buf->mr) {
-		ib_dereg_mr(buf->mr);
-		buf->mr = NULL;
-	}
-	if (buf->dma) {
-		ib_dma_unmap_single(ibdev, buf->dma, buf->len,
-				    DMA_BIDIRECTIONAL);
-		buf->dma = 0;
-	}
-}
-
-static void smcr_buf_free(struct smcr_lgr *lgr, struct smcr_buf *buf)
-{
-	smcr_buf_release_hw(lgr, buf);
-	free_pages((unsigned long)buf->cpu, get_order(buf->len));
-	kfree(buf);
-}
-
 static void smcr_lgr_free(struct smcr_lgr *lgr)
 {
-	struct smcr_buf *buf, *tmp;
+	struct smcr_link *link, *tmp;
+	struct smcr_buf *buf, *btmp;
+	unsigned int i;
 
-	list_for_each_entry_safe(buf, tmp, &lgr->bufs, node)
+	list_for_each_entry_safe(buf, btmp, &lgr->bufs, node)
 		smcr_buf_free(lgr, buf);
-	smcr_link_free(lgr->link);
+	for (i = 0; i < SMCR_LINKS; i++)
+		if (lgr->links[i])
+			smcr_link_free(lgr->links[i]);
+	list_for_each_entry_safe(link, tmp, &lgr->dead_links, dead)
+		smcr_link_free(link);
 	xa_destroy(&lgr->conns_by_token);
 	kfree(lgr);
 }
@@ -86,6 +72,50 @@ static unsigned long smcr_lgr_linger(const struct smcr_lgr *lgr)
 					      SMCR_LGR_LINGER_CLNT;
 }
 
+/* An active link of @lgr other than @not, or NULL */
+struct smcr_link *smcr_lgr_active_link(struct smcr_lgr *lgr,
+				       const struct smcr_link *not)
+{
+	struct smcr_link *link;
+	unsigned int i;
+
+	for (i = 0; i < SMCR_LINKS; i++) {
+		link = READ_ONCE(lgr->links[i]);
+		if (link && link != not &&
+		    READ_ONCE(link->state) == SMCR_LINK_ACTIVE)
+			return link;
+	}
+	return NULL;
+}
+
+/* A free place in lgr->links[], or -ENOSPC */
+int smcr_lgr_link_slot(struct smcr_lgr *lgr)
+{
+	unsigned int i;
+
+	for (i = 0; i < SMCR_LINKS; i++)
+		if (!lgr->links[i])
+			return i;
+	return -ENOSPC;
+}
+
+/* Put @link (or NULL) at @idx; the caller holds llc_flow */
+void smcr_lgr_link_set(struct smcr_lgr *lgr, unsigned int idx,
+		       struct smcr_link *link)
+{
+	mutex_lock(&smcr_lgrs_lock);
+	mutex_lock(&lgr->buf_lock);
+	WRITE_ONCE(lgr->links[idx], link);
+	mutex_unlock(&lgr->buf_lock);
+	mutex_unlock(&smcr_lgrs_lock);
+}
+
+/* Has @lgr ended, or begun to? */
+bool smcr_lgr_ended(struct smcr_lgr *lgr)
+{
+	return READ_ONCE(lgr->gone);
+}
+
 /* Every connection of @lgr learns that the link group is gone */
 static void smcr_lgr_abort_conns(struct smcr_lgr *lgr)
 {
@@ -95,6 +125,7 @@ static void smcr_lgr_abort_conns(struct smcr_lgr *lgr)
 
 	rcu_read_lock();
 	xa_for_each(&lgr->conns_by_token, token, smc) {
+		WRITE_ONCE(smc->conn.tx_dead, true);
 		/* as if the peer had aborted: readers and writers wake */
 		smc_rx_write_lock(&smc->conn);
 		v.prod = smc->conn.peer_prod;
@@ -106,22 +137,40 @@ static void smcr_lgr_abort_conns(struct smcr_lgr *lgr)
 		smcr_conn_peer_done(smc);
 	}
 	rcu_read_unlock();
+	/* senders waiting for a move give up */
+	wake_up_all(&lgr->moved_wq);
+}
+
+/* The links of @lgr now, each referenced by the group */
+static unsigned int smcr_lgr_links(struct smcr_lgr *lgr,
+				   struct smcr_link **links)
+{
+	unsigned int i, n = 0;
+
+	mutex_lock(&smcr_lgrs_lock);
+	for (i = 0; i < SMCR_LINKS; i++)
+		if (lgr->links[i])
+			links[n++] = lgr->links[i];
+	mutex_unlock(&smcr_lgrs_lock);
+	return n;
 }
 
 /*
  * The second half of ending @lgr, marked gone already: the connections
  * aborted, the peer told with a DELETE LINK when @reason is not 0 and
- * the link works, the QP and the buffers' registrations freed.
+ * a link works, the links' QPs and the buffers' registrations freed.
  * Process context.
  */
 static void smcr_lgr_end_hw(struct smcr_lgr *lgr, u32 reason)
 {
-	struct smcr_link *link = lgr->link;
+	struct smcr_link *links[SMCR_LINKS];
 	struct smc_llc_msg m = {};
-	struct smcr_buf *buf;
+	struct smcr_link *link;
+	unsigned int i, n;
 
 	smcr_lgr_abort_conns(lgr);
-	if (reason && READ_ONCE(link->state) == SMCR_LINK_ACTIVE) {
+	link = smcr_lgr_active_link(lgr, NULL);
+	if (reason && link) {
 		m.hdr.type = SMC_LLC_DELETE_LINK;
 		m.hdr.version = lgr->llc_version;
 		m.hdr.flags = SMC_LLC_FLAG_DEL_LINK_ALL |
@@ -131,12 +180,22 @@ static void smcr_lgr_end_hw(struct smcr_lgr *lgr, u32 reason)
 		if (!smcr_llc_send(link, &m))
 			smcr_link_quiesce(link, SMCR_LLC_WAIT);
 	}
-	smcr_link_destroy(link);
+	/* a procedure waiting on a link gives up, and lets go of llc_flow */
+	n = smcr_lgr_links(lgr, links);
+	for (i = 0; i < n; i++)
+		smcr_link_set_down(links[i]);
+	mutex_lock(&lgr->llc_flow);
+	smcr_llc_drain(lgr);
 	mutex_lock(&lgr->buf_lock);
 	lgr->hw_gone = true;
-	list_for_each_entry(buf, &lgr->bufs, node)
-		smcr_buf_release_hw(lgr, buf);
 	mutex_unlock(&lgr->buf_lock);
+	n = smcr_lgr_links(lgr, links);
+	for (i = 0; i < n; i++) {
+		smcr_link_stop(links[i]);
+		smcr_bufs_unmap_link(lgr, links[i]);
+		smcr_link_release(links[i]);
+	}
+	mutex_unlock(&lgr->llc_flow);
 	smcr_lgr_put(lgr);	/* the group's own reference */
 }
 
@@ -147,7 +206,7 @@ static void smcr_lgr_end(struct smcr_lgr *lgr, u32 reason)
 
 	mutex_lock(&smcr_lgrs_lock);
 	was_gone = lgr->gone;
-	lgr->gone = true;
+	WRITE_ONCE(lgr->gone, true);
 	if (!list_empty(&lgr->list))
 		list_del_init(&lgr->list);
 	/* a pending linger timer holds a reference; the group never
@@ -169,7 +228,7 @@ static void smcr_lgr_term_work(struct work_struct *work)
 }
 
 /* End @lgr from any context */
-static void smcr_lgr_terminate(struct smcr_lgr *lgr, u32 reason)
+void smcr_lgr_terminate(struct smcr_lgr *lgr, u32 reason)
 {
 	refcount_inc(&lgr->refs);
 	lgr->term_reason = reason;
@@ -177,10 +236,30 @@ static void smcr_lgr_terminate(struct smcr_lgr *lgr, u32 reason)
 		smcr_lgr_put(lgr);
 }
 
-/* The link failed: without a second link, the group ends */
+/* Run the LLC work of @lgr (smcr_llc_work()), from any context */
+void smcr_lgr_kick(struct smcr_lgr *lgr)
+{
+	refcount_inc(&lgr->refs);
+	if (!queue_work(smcr_lgr_wq, &lgr->ev_work))
+		smcr_lgr_put(lgr);
+}
+
+/* Server: let the LLC work look for a second link */
+void smcr_lgr_want_add(struct smcr_lgr *lgr)
+{
+	spin_lock_bh(&lgr->ev_lock);
+	lgr->want_add = true;
+	spin_unlock_bh(&lgr->ev_lock);
+	smcr_lgr_kick(lgr);
+}
+
+/*
+ * A link of @lgr failed: the LLC work moves its connections to the
+ * other link, or ends the group when there is none.
+ */
 void smcr_lgr_link_down(struct smcr_lgr *lgr)
 {
-	smcr_lgr_terminate(lgr, 0);
+	smcr_lgr_kick(lgr);
 }
 
 static void smcr_lgr_linger_work(struct work_struct *work)
@@ -228,7 +307,14 @@ struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi)
 	lgr->role = role;
 	INIT_LIST_HEAD(&lgr->list);
 	INIT_LIST_HEAD(&lgr->bufs);
+	INIT_LIST_HEAD(&lgr->dead_links);
 	mutex_init(&lgr->buf_lock);
+	mutex_init(&lgr->llc_flow);
+	spin_lock_init(&lgr->ev_lock);
+	INIT_LIST_HEAD(&lgr->events);
+	INIT_WORK(&lgr->ev_work, smcr_llc_work);
+	init_waitqueue_head(&lgr->moved_wq);
+	spin_lock_init(&lgr->rtok_lock);
 	xa_init_flags(&lgr->conns_by_token, XA_FLAGS_ALLOC1);
 	INIT_DELAYED_WORK(&lgr->linger_work, smcr_lgr_linger_work);
 	INIT_WORK(&lgr->term_work, smcr_lgr_term_work);
@@ -243,8 +329,11 @@ struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi)
 		return ERR_CAST(link);
 	}
 	link->port_mtu = gi->mtu;
-	lgr->link = link;
+	link->idx = 0;
 	link->id = 1;
+	lgr->last_link_id = 1;
+	memcpy(lgr->home_gid, link->gid, sizeof(lgr->home_gid));
+	lgr->links[0] = link;
 	mutex_lock(&smcr_lgrs_lock);
 	smcr_lgr_next_id += SMCR_LGR_ID_STEP;
 	lgr->id = smcr_lgr_next_id;
@@ -267,46 +356,37 @@ void smcr_lgr_discard(struct smcr_lgr *lgr)
 	smcr_lgr_end(lgr, 0);
 }
 
+/* Does an active link of @lgr reach the peer's @gid (and @qpn, if not 0)? */
+static struct smcr_link *smcr_lgr_link_to(struct smcr_lgr *lgr,
+					  const u8 *gid, u32 qpn)
+{
+	struct smcr_link *link;
+	unsigned int i;
+
+	for (i = 0; i < SMCR_LINKS; i++) {
+		link = lgr->links[i];
+		if (link && READ_ONCE(link->state) == SMCR_LINK_ACTIVE &&
+		    (!qpn || link->peer_qpn == qpn) &&
+		    !memcmp(link->peer_gid, gid, SMC_CLC_GID_LEN))
+			return link;
+	}
+	return NULL;
+}
+
 /*
  * Server: a usable group for a client whose RoCE GID is @peer_gid,
- * on the device of @gi, with room for a connection.  Referenced.
+ * with room for a connection.  Referenced.
  */
 struct smcr_lgr *smcr_lgr_find_server(const u8 *peer_gid,
 				      const struct smcr_gid_info *gi)
 {
 	struct smcr_lgr *lgr, *found = NULL;
-	struct smcr_link *link;
 
 	mutex_lock(&smcr_lgrs_lock);
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
-		link = lgr->link;
 		if (lgr->role != SMCR_LGR_SERVER || !lgr->ready ||
-		    READ_ONCE(link->state) != SMCR_LINK_ACTIVE ||
-		    link->dev != gi->dev || link->port != gi->port ||
-		    memcmp(link->peer_gid, peer_gid, SMC_CLC_GID_LEN) ||
-		    lgr->conns >= lgr->max_conns)
-			continue;
-		refcount_inc(&lgr->refs);
-		found = lgr;
-		break;
-	}
-	mutex_unlock(&smcr_lgrs_lock);
-	return found;
-}
-
-/* Client: our group whose link reaches the server's QP @qpn at @gid */
-struct smcr_lgr *smcr_lgr_find_client(const u8 *gid, u32 qpn)
-{
-	struct smcr_lgr *lgr, *found = NULL;
-	struct smcr_link *link;
-
-	mutex_lock(&smcr_lgrs_lock);
-	list_for_each_entry(lgr, &smcr_lgrs, list) {
-		link = lgr->link;
-		if (lgr->role != SMCR_LGR_CLIENT || !lgr->ready ||
-		    READ_ONCE(link->state) != SMCR_LINK_ACTIVE ||
-		    link->peer_qpn != qpn ||
-		    memcmp(link->peer_gid, gid, SMC_CLC_GID_LEN))
+		    lgr->conns >= lgr->max_conns ||
+		    !smcr_lgr_link_to(lgr, peer_gid, 0))
 			continue;
 		refcount_inc(&lgr->refs);
 		found = lgr;
@@ -317,17 +397,78 @@ struct smcr_lgr *smcr_lgr_find_client(const u8 *gid, u32 qpn)
 }
 
 /*
- * Give @smc's connection an alert token in @lgr, whose reference the
- * connection takes over.  -EBUSY when the group is ending or full.
+ * Client: our group with a link to the server's QP @qpn at @gid, and
+ * that link (*@link).  Referenced.
  */
-int smcr_lgr_add_conn(struct smcr_lgr *lgr, struct smc_sock *smc)
+struct smcr_lgr *smcr_lgr_find_client(const u8 *gid, u32 qpn,
+				      struct smcr_link **link)
+{
+	struct smcr_lgr *lgr, *found = NULL;
+
+	mutex_lock(&smcr_lgrs_lock);
+	list_for_each_entry(lgr, &smcr_lgrs, list) {
+		if (lgr->role != SMCR_LGR_CLIENT || !lgr->ready)
+			continue;
+		*link = smcr_lgr_link_to(lgr, gid, qpn);
+		if (!*link)
+			continue;
+		refcount_inc(&lgr->refs);
+		found = lgr;
+		break;
+	}
+	mutex_unlock(&smcr_lgrs_lock);
+	return found;
+}
+
+/* Server: our active link to the client's QP @qpn at @gid, or NULL */
+struct smcr_link *smcr_lgr_peer_link(struct smcr_lgr *lgr, const u8 *gid,
+				     u32 qpn)
+{
+	struct smcr_link *link;
+
+	mutex_lock(&smcr_lgrs_lock);
+	link = smcr_lgr_link_to(lgr, gid, qpn);
+	mutex_unlock(&smcr_lgrs_lock);
+	return link;
+}
+
+/*
+ * The server's link for a new connection: with two links up, every
+ * other connection takes the second one.  smcr_lgrs_lock held.
+ */
+static struct smcr_link *smcr_lgr_pick_link(struct smcr_lgr *lgr)
+{
+	struct smcr_link *up[SMCR_LINKS], *link;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < SMCR_LINKS; i++) {
+		link = lgr->links[i];
+		if (link && READ_ONCE(link->state) == SMCR_LINK_ACTIVE)
+			up[n++] = link;
+	}
+	/* a first contact: the link still coming up */
+	if (!n)
+		return lgr->links[0];
+	return up[lgr->conns % n];
+}
+
+/*
+ * Give @smc's connection an alert token in @lgr, whose reference the
+ * connection takes over, and a link: @link, or the server's pick.
+ * -EBUSY when the group is ending or full.
+ */
+int smcr_lgr_add_conn(struct smcr_lgr *lgr, struct smc_sock *smc,
+		      struct smcr_link *link)
 {
 	struct smc_conn *c = &smc->conn;
 	u32 token;
 	int rc;
 
+	c->rtok = -1;
 	mutex_lock(&smcr_lgrs_lock);
-	if (lgr->gone || lgr->conns >= lgr->max_conns) {
+	if (!link)
+		link = smcr_lgr_pick_link(lgr);
+	if (lgr->gone || lgr->conns >= lgr->max_conns || !link) {
 		mutex_unlock(&smcr_lgrs_lock);
 		return -EBUSY;
 	}
@@ -345,10 +486,34 @@ int smcr_lgr_add_conn(struct smcr_lgr *lgr, struct smc_sock *smc)
 		c->alert_token = token;
 		c->lgr_id = lgr->id;
 		c->rlgr = lgr;
-		c->link = lgr->link;
+		c->link = link;
 	}
 	mutex_unlock(&smcr_lgrs_lock);
 	return rc;
+}
+
+/*
+ * The connections of @lgr that use @link, each with a reference on its
+ * socket, into @out (room for max_conns).  Returns how many.
+ */
+unsigned int smcr_lgr_link_conns(struct smcr_lgr *lgr, struct smcr_link *link,
+				 struct smc_sock **out, unsigned int max)
+{
+	struct smc_sock *smc;
+	unsigned long token;
+	unsigned int n = 0;
+
+	mutex_lock(&smcr_lgrs_lock);
+	xa_for_each(&lgr->conns_by_token, token, smc) {
+		if (n == max)
+			break;
+		if (READ_ONCE(smc->conn.link) != link)
+			continue;
+		sock_hold(&smc->sk);
+		out[n++] = smc;
+	}
+	mutex_unlock(&smcr_lgrs_lock);
+	return n;
 }
 
 /*
@@ -391,9 +556,16 @@ void smcr_lgr_rx_cdc(struct smcr_lgr *lgr, const u8 *buf, u32 len)
 	if (!smc)
 		goto out;
 	c = &smc->conn;
-	/* a link switch would need this; with one link, nothing is lost */
-	if (m.prod_flags & SMC_CDC_PF_FAILOVER)
+	/*
+	 * The peer moved the connection to another link: if it completed
+	 * a CDC we never took, what it said there is lost.
+	 */
+	if (m.prod_flags & SMC_CDC_PF_FAILOVER) {
+		if (c->cdc_rx_seq_valid ?
+		    smc_cdc_seq_older(m.seqno, c->cdc_rx_seq) : m.seqno)
+			smcr_conn_lost(smc);
 		goto out;
+	}
 	/* CDCs of a connection arrive on one CQ, one at a time */
 	if (c->cdc_rx_seq_valid && smc_cdc_seq_older(c->cdc_rx_seq, m.seqno))
 		goto out;
@@ -410,106 +582,94 @@ out:
 	rcu_read_unlock();
 }
 
-/* Answer @m, a request, with @flags added (softirq: no waiting) */
-static void smcr_llc_answer(struct smcr_link *link, struct smc_llc_msg *m,
-			    u8 flags)
-{
-	struct smcr_slot *slot;
-
-	m->hdr.flags |= SMC_LLC_FLAG_RESP | flags;
-	slot = smcr_slot_get(link, false);
-	if (IS_ERR(slot))
-		return;
-	if (smc_llc_build(slot->buf, SMC_LLC_MSG_LEN, m, NULL) < 0) {
-		smcr_slot_put(slot);
-		return;
-	}
-	smcr_slot_post(slot, NULL, 0);
-}
-
-/*
- * An LLC message no flow waited for (softirq).  Requests the one-link
- * group can serve are answered at once; a DELETE LINK ends the group.
- */
-void smcr_lgr_rx_llc(struct smcr_link *link, const struct smc_llc_msg *in)
-{
-	struct smcr_lgr *lgr = link->lgr;
-	struct smc_llc_msg m = *in;
-
-	if (m.hdr.flags & SMC_LLC_FLAG_RESP)
-		return;
-	switch (m.hdr.type) {
-	case SMC_LLC_TEST_LINK:
-		smcr_llc_answer(link, &m, 0);
-		break;
-	case SMC_LLC_CONFIRM_RKEY:
-		/* one link: the rkey came with the CLC message already */
-		smcr_llc_answer(link, &m, 0);
-		break;
-	case SMC_LLC_DELETE_RKEY:
-		/* v2 groups answer with a count, nothing is unknown here */
-		m.delete_rkey.err_mask = 0;
-		if (m.hdr.version == SMC_V2)
-			memset(m.delete_rkey.rkey, 0,
-			       sizeof(m.delete_rkey.rkey));
-		smcr_llc_answer(link, &m, 0);
-		break;
-	case SMC_LLC_ADD_LINK:
-		/* we offer one link: a second one is refused */
-		m.add_link.v2_ext = false;
-		m.hdr.rej_rsn = SMC_LLC_REJ_NO_ALT_PATH;
-		smcr_llc_answer(link, &m, SMC_LLC_FLAG_ADD_LINK_REJ);
-		break;
-	case SMC_LLC_REQ_ADD_LINK:
-		memset(&m.req_add_link, 0, sizeof(m.req_add_link));
-		smcr_llc_answer(link, &m, 0);
-		break;
-	case SMC_LLC_DELETE_LINK:
-		if (lgr->role == SMCR_LGR_CLIENT &&
-		    !(m.hdr.flags & SMC_LLC_FLAG_DEL_LINK_ALL)) {
-			m.delete_link.reason = m.delete_link.link_id == link->id ?
-					       0 : SMC_LLC_DEL_NOLNK;
-			smcr_llc_answer(link, &m, 0);
-		}
-		/* the only link goes: the group with it, quietly */
-		smcr_lgr_terminate(lgr, 0);
-		break;
-	default:
-		break;
-	}
-}
-
 /* Port @port of @dev went down: the links on it fail */
 void smcr_lgrs_port_down(struct smcr_dev *dev, u8 port)
+{
+	struct smcr_link *link;
+	struct smcr_lgr *lgr;
+	unsigned int i;
+
+	mutex_lock(&smcr_lgrs_lock);
+	list_for_each_entry(lgr, &smcr_lgrs, list) {
+		for (i = 0; i < SMCR_LINKS; i++) {
+			link = lgr->links[i];
+			if (link && link->dev == dev && link->port == port)
+				smcr_link_down(link);
+		}
+	}
+	mutex_unlock(&smcr_lgrs_lock);
+}
+
+/* A port of @dev came up: servers with one link try to add a second */
+void smcr_lgrs_port_up(struct smcr_dev *dev)
 {
 	struct smcr_lgr *lgr;
 
 	mutex_lock(&smcr_lgrs_lock);
-	list_for_each_entry(lgr, &smcr_lgrs, list)
-		if (lgr->link->dev == dev && lgr->link->port == port)
-			smcr_link_down(lgr->link);
+	list_for_each_entry(lgr, &smcr_lgrs, list) {
+		if (lgr->role != SMCR_LGR_SERVER || !lgr->ready ||
+		    lgr->max_links < SMCR_LINKS ||
+		    smcr_lgr_link_slot(lgr) < 0)
+			continue;
+		smcr_lgr_want_add(lgr);
+	}
 	mutex_unlock(&smcr_lgrs_lock);
 }
 
-/* The device of @dev goes away: its groups end now */
+/* Does a link of @lgr use @dev?  With @other: a link on another device */
+static struct smcr_link *smcr_lgr_dev_link(struct smcr_lgr *lgr,
+					   struct smcr_dev *dev, bool other)
+{
+	struct smcr_link *link;
+	unsigned int i;
+
+	for (i = 0; i < SMCR_LINKS; i++) {
+		link = READ_ONCE(lgr->links[i]);
+		if (!link)
+			continue;
+		if (!other && link->dev == dev)
+			return link;
+		if (other && link->dev != dev &&
+		    READ_ONCE(link->state) == SMCR_LINK_ACTIVE)
+			return link;
+	}
+	return NULL;
+}
+
+/*
+ * The device of @dev goes away: the links on it go now.  A group with a
+ * link on another device keeps its connections there; the others end.
+ */
 void smcr_lgrs_dev_gone(struct smcr_dev *dev)
 {
+	struct smcr_link *link, *other;
 	struct smcr_lgr *lgr;
 
 	for (;;) {
 		mutex_lock(&smcr_lgrs_lock);
-		lgr = NULL;
-		list_for_each_entry(lgr, &smcr_lgrs, list)
-			if (lgr->link->dev == dev)
+		other = NULL;
+		link = NULL;
+		list_for_each_entry(lgr, &smcr_lgrs, list) {
+			link = smcr_lgr_dev_link(lgr, dev, false);
+			if (link)
 				break;
-		if (list_entry_is_head(lgr, &smcr_lgrs, list))
-			lgr = NULL;
-		if (lgr)
-			refcount_inc(&lgr->refs);
-		mutex_unlock(&smcr_lgrs_lock);
-		if (!lgr)
+		}
+		if (!link) {
+			mutex_unlock(&smcr_lgrs_lock);
 			break;
-		smcr_lgr_end(lgr, SMC_LLC_DEL_OP_INIT_TERM);
+		}
+		refcount_inc(&lgr->refs);
+		other = smcr_lgr_dev_link(lgr, dev, true);
+		mutex_unlock(&smcr_lgrs_lock);
+		if (other) {
+			smcr_link_down(link);
+			wait_event_timeout(lgr->moved_wq,
+					   !smcr_lgr_dev_link(lgr, dev, false),
+					   SMCR_SLOT_WAIT);
+		}
+		/* no other link, or the move did not finish in time */
+		if (smcr_lgr_dev_link(lgr, dev, false))
+			smcr_lgr_end(lgr, SMC_LLC_DEL_OP_INIT_TERM);
 		smcr_lgr_put(lgr);
 	}
 }
@@ -520,22 +680,27 @@ static const char *const smcr_link_states[] = {
 	[SMCR_LINK_DOWN]	= "down",
 };
 
-/* One line a link group: role, connections, its link and where it runs */
+/* One line a link: its group's role and connections, where it runs */
 static int smcr_lgrs_show(struct seq_file *m, void *v)
 {
 	struct smcr_link *link;
 	struct smcr_lgr *lgr;
+	unsigned int i;
 
 	mutex_lock(&smcr_lgrs_lock);
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
-		link = lgr->link;
-		seq_printf(m, "id %u role %s conns %u link %u state %s dev %s port %u qp %u vector %u peer %pI6c\n",
-			   lgr->id, lgr->role == SMCR_LGR_SERVER ? "server" :
-			   "client", lgr->conns, link->id,
-			   smcr_link_states[READ_ONCE(link->state)],
-			   dev_name(&link->dev->ibdev->dev), link->port,
-			   link->qp_num, link->vec,
-			   link->peer_gid);
+		for (i = 0; i < SMCR_LINKS; i++) {
+			link = lgr->links[i];
+			if (!link)
+				continue;
+			seq_printf(m, "id %u role %s conns %u link %u state %s dev %s port %u qp %u vector %u peer %pI6c moved %u\n",
+				   lgr->id, lgr->role == SMCR_LGR_SERVER ?
+				   "server" : "client", lgr->conns, link->id,
+				   smcr_link_states[READ_ONCE(link->state)],
+				   dev_name(&link->dev->ibdev->dev),
+				   link->port, link->qp_num, link->vec,
+				   link->peer_gid, lgr->moved);
+		}
 	}
 	mutex_unlock(&smcr_lgrs_lock);
 	return 0;
@@ -577,135 +742,4 @@ void smcr_lgr_exit(void)
 	}
 	/* pending ends hold references and run to completion */
 	destroy_workqueue(smcr_lgr_wq);
-}
-
-/* ---- buffers ---- */
-
-static struct smcr_buf *smcr_buf_new(struct smcr_lgr *lgr, u8 comp,
-				     bool rmb)
-{
-	struct smcr_link *link = lgr->link;
-	struct ib_device *ibdev = link->dev->ibdev;
-	u32 len = smc_buf_uncompress(comp);
-	struct scatterlist sg;
-	struct smcr_buf *buf;
-	int n;
-
-	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
-	if (!buf)
-		return NULL;
-	buf->len = len;
-	buf->comp = comp;
-	buf->rmb = rmb;
-	buf->cpu = (void *)__get_free_pages(GFP_KERNEL | __GFP_NOWARN |
-					    __GFP_NORETRY | __GFP_ZERO,
-					    get_order(len));
-	if (!buf->cpu)
-		goto out_free;
-	buf->dma = ib_dma_map_single(ibdev, buf->cpu, len, DMA_BIDIRECTIONAL);
-	if (ib_dma_mapping_error(ibdev, buf->dma)) {
-		buf->dma = 0;
-		goto out_pages;
-	}
-	if (!rmb)
-		return buf;
-	buf->mr = ib_alloc_mr(link->dev->pd, IB_MR_TYPE_MEM_REG,
-			      DIV_ROUND_UP(len, PAGE_SIZE));
-	if (IS_ERR(buf->mr)) {
-		buf->mr = NULL;
-		goto out_unmap;
-	}
-	sg_init_table(&sg, 1);
-	sg_dma_address(&sg) = buf->dma;
-	sg_dma_len(&sg) = len;
-	n = ib_map_mr_sg(buf->mr, &sg, 1, NULL, PAGE_SIZE);
-	if (n != 1)
-		goto out_unmap;
-	/* what the peer uses, kept for when the MR is gone */
-	buf->rkey = buf->mr->rkey;
-	buf->iova = buf->mr->iova;
-	return buf;
-
-out_unmap:
-	smcr_buf_release_hw(lgr, buf);
-out_pages:
-	free_pages((unsigned long)buf->cpu, get_order(len));
-out_free:
-	kfree(buf);
-	return NULL;
-}
-
-/*
- * A buffer of @lgr for a new connection, of at most 16 KiB << @comp
- * bytes (smaller ones when memory is short): a free one of the pool,
- * else a new one.  A new RMB is registered on the link when it is up;
- * the first link registers its RMBs when it comes up.
- */
-struct smcr_buf *smcr_buf_get(struct smcr_lgr *lgr, u8 comp, bool rmb)
-{
-	struct smcr_buf *buf;
-	int c;
-
-	mutex_lock(&lgr->buf_lock);
-	/* the group ended: its device may be gone */
-	if (lgr->hw_gone) {
-		mutex_unlock(&lgr->buf_lock);
-		return NULL;
-	}
-	list_for_each_entry(buf, &lgr->bufs, node) {
-		if (!buf->used && buf->rmb == rmb && buf->comp == comp &&
-		    (!rmb || buf->registered)) {
-			buf->used = true;
-			mutex_unlock(&lgr->buf_lock);
-			memset(buf->cpu, 0, buf->len);
-			return buf;
-		}
-	}
-	for (c = comp; c >= 0; c--) {
-		buf = smcr_buf_new(lgr, c, rmb);
-		if (buf)
-			break;
-	}
-	if (buf) {
-		buf->used = true;
-		list_add(&buf->node, &lgr->bufs);
-	}
-	mutex_unlock(&lgr->buf_lock);
-	if (buf && rmb && !buf->registered &&
-	    READ_ONCE(lgr->link->state) == SMCR_LINK_ACTIVE) {
-		if (smcr_link_reg_buf(lgr->link, buf)) {
-			smcr_buf_put(lgr, buf);
-			return NULL;
-		}
-		buf->registered = true;
-	}
-	return buf;
-}
-
-void smcr_buf_put(struct smcr_lgr *lgr, struct smcr_buf *buf)
-{
-	if (!buf)
-		return;
-	mutex_lock(&lgr->buf_lock);
-	buf->used = false;
-	mutex_unlock(&lgr->buf_lock);
-}
-
-/* The first link is up: register the RMBs made meanwhile */
-int smcr_lgr_reg_bufs(struct smcr_lgr *lgr)
-{
-	struct smcr_buf *buf;
-	int rc = 0;
-
-	mutex_lock(&lgr->buf_lock);
-	list_for_each_entry(buf, &lgr->bufs, node) {
-		if (!buf->rmb || buf->registered)
-			continue;
-		rc = smcr_link_reg_buf(lgr->link, buf);
-		if (rc)
-			break;
-		buf->registered = true;
-	}
-	mutex_unlock(&lgr->buf_lock);
-	return rc;
 }

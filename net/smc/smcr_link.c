@@ -38,9 +38,19 @@ static void smcr_slot_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct smcr_slot *slot = container_of(wc->wr_cqe, struct smcr_slot,
 					      cqe);
 	struct smcr_link *link = slot->link;
+	struct smc_sock *smc;
 
-	if (wc->status != IB_WC_SUCCESS)
+	if (wc->status != IB_WC_SUCCESS) {
 		smcr_link_down(link);
+	} else if (slot->cdc) {
+		/* the peer has it: a link switch tells the peer so */
+		rcu_read_lock();
+		smc = xa_load(&link->lgr->conns_by_token, slot->token);
+		if (smc)
+			WRITE_ONCE(smc->conn.cdc_tx_done, slot->seq);
+		rcu_read_unlock();
+	}
+	slot->cdc = false;
 	smcr_slot_put(slot);
 }
 
@@ -89,12 +99,40 @@ static int smcr_link_slots_init(struct smcr_link *link)
 
 static void smcr_link_slots_free(struct smcr_link *link)
 {
+	struct ib_device *ibdev = link->dev->ibdev;
+
+	if (link->big_buf) {
+		ib_dma_unmap_single(ibdev, link->big_dma, SMC_LLC_MAX_LEN,
+				    DMA_TO_DEVICE);
+		kfree(link->big_buf);
+		link->big_buf = NULL;
+	}
 	if (!link->slot_bufs)
 		return;
-	ib_dma_unmap_single(link->dev->ibdev, link->slot_dma,
+	ib_dma_unmap_single(ibdev, link->slot_dma,
 			    SMCR_SLOTS * SMCR_SLOT_LEN, DMA_TO_DEVICE);
 	kfree(link->slot_bufs);
 	link->slot_bufs = NULL;
+}
+
+/* The buffer for the large v2 LLC messages, made when first needed */
+static int smcr_link_big_init(struct smcr_link *link)
+{
+	struct ib_device *ibdev = link->dev->ibdev;
+
+	if (link->big_buf)
+		return 0;
+	link->big_buf = kzalloc(SMC_LLC_MAX_LEN, GFP_KERNEL);
+	if (!link->big_buf)
+		return -ENOMEM;
+	link->big_dma = ib_dma_map_single(ibdev, link->big_buf,
+					  SMC_LLC_MAX_LEN, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, link->big_dma)) {
+		kfree(link->big_buf);
+		link->big_buf = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /*
@@ -133,6 +171,7 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 	link->drain_cqe.done = smcr_drain_done;
 	init_completion(&link->drained);
 	INIT_DELAYED_WORK(&link->keepalive, smcr_link_keepalive);
+	INIT_LIST_HEAD(&link->dead);
 
 	/* first: a device being removed refuses, then ibdev may be used */
 	rc = smcr_dev_bind(dev, &link->vec, &srq);
@@ -339,8 +378,8 @@ void smcr_slot_put(struct smcr_slot *slot)
  * bytes), after the @nwrites RDMA writes in @writes, in one chain.
  * The slot comes back with the message's completion, or now on error.
  */
-int smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
-		   unsigned int nwrites)
+static int __smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
+			    unsigned int nwrites, u32 big_len)
 {
 	struct smcr_link *link = slot->link;
 	struct ib_send_wr send = {};
@@ -356,7 +395,13 @@ int smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
 	send.sg_list = &sge;
 	send.num_sge = 1;
 	send.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
-	if (link->inline_cdc) {
+	if (big_len) {
+		/* the slot is only the ticket: the message is in big_buf */
+		sge.addr = link->big_dma;
+		sge.length = big_len;
+		ib_dma_sync_single_for_device(link->dev->ibdev, sge.addr,
+					      big_len, DMA_TO_DEVICE);
+	} else if (link->inline_cdc) {
 		/* inline data is copied by the CPU: a kernel address */
 		sge.addr = (uintptr_t)slot->buf;
 		send.send_flags |= IB_SEND_INLINE;
@@ -370,9 +415,16 @@ int smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
 	rc = ib_post_send(link->qp, nwrites ? &writes[0].wr : &send, &bad);
 	if (rc) {
 		smcr_link_down(link);
+		slot->cdc = false;
 		smcr_slot_put(slot);
 	}
 	return rc;
+}
+
+int smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
+		   unsigned int nwrites)
+{
+	return __smcr_slot_post(slot, writes, nwrites, 0);
 }
 
 /*
@@ -397,8 +449,8 @@ int smcr_link_reg_buf(struct smcr_link *link, struct smcr_buf *buf)
 	wr.wr.wr_cqe = &link->reg_cqe;
 	wr.wr.opcode = IB_WR_REG_MR;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.mr = buf->mr;
-	wr.key = buf->mr->rkey;
+	wr.mr = buf->map[link->idx].mr;
+	wr.key = wr.mr->rkey;
 	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 	rc = ib_post_send(link->qp, &wr.wr, &bad);
 	if (!rc) {
@@ -431,6 +483,30 @@ int smcr_llc_send(struct smcr_link *link, struct smc_llc_msg *m)
 }
 
 /*
+ * Send @m, which may be one of the large v2 messages, with the ADD
+ * LINK triples @rkeys.  One at a time per link (under llc_flow).
+ */
+int smcr_llc_send_big(struct smcr_link *link, struct smc_llc_msg *m,
+		      const struct smc_llc_rkey *rkeys)
+{
+	struct smcr_slot *slot;
+	int rc, len;
+
+	rc = smcr_link_big_init(link);
+	if (rc)
+		return rc;
+	slot = smcr_slot_get(link, true);
+	if (IS_ERR(slot))
+		return PTR_ERR(slot);
+	len = smc_llc_build(link->big_buf, SMC_LLC_MAX_LEN, m, rkeys);
+	if (len < 0) {
+		smcr_slot_put(slot);
+		return len;
+	}
+	return __smcr_slot_post(slot, NULL, 0, len);
+}
+
+/*
  * Expect an LLC message of @type from the peer, a response (@resp) or
  * a request: armed before the message that provokes it is sent, so an
  * early answer is not missed.  One flow of a link waits at a time: the
@@ -443,6 +519,8 @@ void smcr_llc_arm(struct smcr_link *link, u8 type, bool resp)
 	link->llc_want = type;
 	link->llc_resp = resp;
 	link->llc_got = false;
+	kfree(link->llc_raw);
+	link->llc_raw = NULL;
 	spin_unlock_bh(&link->llc_lock);
 	/* a link that went down before this wakes no one: look now */
 	if (READ_ONCE(link->state) == SMCR_LINK_DOWN)
@@ -471,9 +549,26 @@ int smcr_llc_wait(struct smcr_link *link, unsigned long timeout,
 	return left < 0 ? -EINTR : -ETIMEDOUT;
 }
 
-/* A waiting LLC flow takes @m; true if one did */
+/*
+ * The message that smcr_llc_wait() returned, as received, when it was
+ * larger than 44 bytes (the caller frees it), else NULL.
+ */
+u8 *smcr_llc_take_raw(struct smcr_link *link, u32 *len)
+{
+	u8 *raw;
+
+	spin_lock_bh(&link->llc_lock);
+	raw = link->llc_raw;
+	*len = link->llc_raw_len;
+	link->llc_raw = NULL;
+	spin_unlock_bh(&link->llc_lock);
+	return raw;
+}
+
+/* A waiting LLC flow takes @m (received as @buf, @len); true if one did */
 static bool smcr_llc_deliver(struct smcr_link *link,
-			     const struct smc_llc_msg *m)
+			     const struct smc_llc_msg *m, const u8 *buf,
+			     u32 len)
 {
 	bool resp = m->hdr.flags & SMC_LLC_FLAG_RESP;
 	bool taken = false;
@@ -483,6 +578,11 @@ static bool smcr_llc_deliver(struct smcr_link *link,
 	    !link->llc_got) {
 		link->llc_msg = *m;
 		link->llc_got = true;
+		if (len > SMC_LLC_MSG_LEN) {
+			/* without the copy, the flow sees no triples */
+			link->llc_raw = kmemdup(buf, len, GFP_ATOMIC);
+			link->llc_raw_len = len;
+		}
 		complete(&link->llc_done);
 		taken = true;
 	}
@@ -490,23 +590,36 @@ static bool smcr_llc_deliver(struct smcr_link *link,
 	return taken;
 }
 
-/* A message arrived on @link (softirq): CDC or LLC, by its first byte */
-void smcr_link_rx(struct smcr_link *link, const u8 *buf, u32 len)
+/*
+ * A message arrived on @link (softirq): CDC or LLC, by its first byte.
+ * @buf holds its first SMCR_RX_LEN bytes, @spill (if any) the rest of
+ * a large one.
+ */
+void smcr_link_rx(struct smcr_link *link, const u8 *buf, const u8 *spill,
+		  u32 len)
 {
 	struct smc_llc_msg m;
+	u8 *whole = NULL;
 
 	if (!len)
 		return;
 	WRITE_ONCE(link->last_rx, jiffies);
 	if (buf[0] == SMC_CDC_MSG_TYPE) {
-		smcr_lgr_rx_cdc(link->lgr, buf, len);
+		smcr_lgr_rx_cdc(link->lgr, buf, min_t(u32, len, SMCR_RX_LEN));
 		return;
 	}
-	if (smc_llc_parse(buf, len, &m))
-		return;
-	if (smcr_llc_deliver(link, &m))
-		return;
-	smcr_lgr_rx_llc(link, &m);
+	if (len > SMCR_RX_LEN) {
+		whole = spill ? kmalloc(len, GFP_ATOMIC) : NULL;
+		if (!whole)
+			return;
+		memcpy(whole, buf, SMCR_RX_LEN);
+		memcpy(whole + SMCR_RX_LEN, spill, len - SMCR_RX_LEN);
+		buf = whole;
+	}
+	if (!smc_llc_parse(buf, len, &m) &&
+	    !smcr_llc_deliver(link, &m, buf, len))
+		smcr_llc_rx(link, &m, buf, len);
+	kfree(whole);
 }
 
 /*
@@ -529,12 +642,18 @@ static void smcr_link_keepalive(struct work_struct *work)
 				      SMCR_TESTLINK_IDLE - idle);
 		return;
 	}
+	/* an LLC procedure runs: its own waits find a dead link */
+	if (!mutex_trylock(&link->lgr->llc_flow)) {
+		schedule_delayed_work(&link->keepalive, HZ);
+		return;
+	}
 	m.hdr.type = SMC_LLC_TEST_LINK;
 	m.hdr.version = link->lgr->llc_version;
 	smcr_llc_arm(link, SMC_LLC_TEST_LINK, true);
 	rc = smcr_llc_send(link, &m);
 	if (!rc)
 		rc = smcr_llc_wait(link, SMCR_LLC_WAIT, &m);
+	mutex_unlock(&link->lgr->llc_flow);
 	if (rc) {
 		if (rc != -ENOLINK)
 			smcr_link_down(link);
@@ -564,7 +683,7 @@ int smcr_link_activate(struct smcr_link *link)
 }
 
 /* No new slots, waiters give up; true for the first caller */
-static bool smcr_link_set_down(struct smcr_link *link)
+bool smcr_link_set_down(struct smcr_link *link)
 {
 	bool first;
 
@@ -603,14 +722,13 @@ static bool smcr_link_slots_back(struct smcr_link *link)
 }
 
 /*
- * Free the link's hardware resources: the QP goes to the error state,
- * every slot comes back (their work requests flushed), a marker
- * through the send queue proves every completion of the QP handled,
- * then QP and CQ go.  Process context; the link is down already or
- * goes down now.  If the device does not flush within its time, the
- * QP is left alone rather than freed under a completion.
+ * Stop the link: the QP goes to the error state, every slot comes back
+ * (their work requests flushed), and a marker through the send queue
+ * proves every completion of the QP handled.  Process context; the
+ * link is down already or goes down now.  False when the device did
+ * not flush within its time: then the QP must stay.
  */
-void smcr_link_destroy(struct smcr_link *link)
+bool smcr_link_stop(struct smcr_link *link)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	struct ib_rdma_wr wr = {};
@@ -618,7 +736,9 @@ void smcr_link_destroy(struct smcr_link *link)
 	bool drained = false;
 
 	if (!link->qp)
-		return;
+		return true;
+	if (link->drained_ok)
+		return true;
 	smcr_link_set_down(link);
 	/* a TEST LINK waiting for its answer is woken by the above */
 	cancel_delayed_work_sync(&link->keepalive);
@@ -636,8 +756,21 @@ void smcr_link_destroy(struct smcr_link *link)
 	if (!drained) {
 		pr_err("%s: QP %u did not flush, left in place\n",
 		       dev_name(&link->dev->ibdev->dev), link->qp_num);
-		return;
+		return false;
 	}
+	link->drained_ok = true;
+	return true;
+}
+
+/*
+ * Free the hardware resources of a stopped link: QP, CQ and slots.  A
+ * QP that did not flush is left alone rather than freed under a
+ * completion.
+ */
+void smcr_link_release(struct smcr_link *link)
+{
+	if (!link->qp || !link->drained_ok)
+		return;
 	ib_destroy_qp(link->qp);
 	link->qp = NULL;
 	ib_cq_pool_put(link->cq, SMCR_CQE);
@@ -653,12 +786,20 @@ void smcr_link_quiesce(struct smcr_link *link, unsigned long timeout)
 			   timeout);
 }
 
+/* Stop and release: the link's hardware resources go */
+void smcr_link_destroy(struct smcr_link *link)
+{
+	smcr_link_stop(link);
+	smcr_link_release(link);
+}
+
 /* The link group is freed: its link with it (hardware gone already) */
 void smcr_link_free(struct smcr_link *link)
 {
 	smcr_link_destroy(link);
 	if (link->qp)
-		return;	/* leaked on purpose, see smcr_link_destroy() */
+		return;	/* leaked on purpose, see smcr_link_stop() */
+	kfree(link->llc_raw);
 	smcr_dev_put(link->dev);
 	kfree(link);
 }

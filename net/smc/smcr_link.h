@@ -3,20 +3,23 @@
  * Shared Memory Communications: SMC-R link groups, links and buffers.
  *
  * A link group holds the connections between this host and one peer
- * in one role; its link is an RC queue pair on one RoCE port, with
- * send slots for CDC and LLC messages.  Receives come from the shared
- * receive queue of the completion vector the QP is bound to; the CQ
- * comes from the RDMA core's pool on that vector.
+ * in one role.  It has up to two links, each an RC queue pair on one
+ * RoCE port, with send slots for CDC and LLC messages; a connection
+ * uses one of them, and moves to the other when its link fails.
+ * Receives come from the shared receive queue of the completion vector
+ * the QP is bound to; the CQ comes from the RDMA core's pool on that
+ * vector.
  *
- * Buffers (RMBs and send buffers) are registered on the link when
- * they are made and stay so while the link group lives: a connection
- * that ends gives them back to the group's pool, so a late RDMA write
- * of the peer lands in memory we own, and the next connection needs
- * no registration.
+ * Buffers (RMBs and send buffers) are mapped on every link of the
+ * group, and RMBs registered, and stay so while the link lives: a
+ * connection that ends gives them back to the group's pool, so a late
+ * RDMA write of the peer lands in memory we own, and the next
+ * connection needs no registration.
  *
- * Lock order: smcr_lgrs_lock (mutex) -> smcr_lgr.lock (spinlock),
- * smcr_link.slot_lock (spinlock) and smc_conn.tx_lock are leaves.
- * Completion handlers run in softirq and take only spinlocks.
+ * Lock order: smcr_lgr.llc_flow (mutex) -> smcr_lgrs_lock (mutex) ->
+ * smcr_lgr.buf_lock (mutex); smc_conn.tx_lock -> smcr_link.slot_lock;
+ * slot_lock, llc_lock, rtok_lock and ev_lock are leaves.  Completion
+ * handlers run in softirq and take only spinlocks.
  */
 #ifndef __SMCR_LINK_H
 #define __SMCR_LINK_H
@@ -50,10 +53,15 @@ struct smcr_dev;
 #define SMCR_RX_SPILL		(SMC_LLC_MAX_LEN - SMCR_RX_LEN)
 #define SMCR_CQE		(SMCR_SQ_WR + SMCR_SRQ_WR + 1)
 
+#define SMCR_LINKS		2	/* links of a group at most */
+#define SMCR_RTOKS		255	/* peer RMBs a group keeps */
+
 #define SMCR_SLOT_WAIT		(10 * HZ)	/* then the link is down */
 #define SMCR_REG_WAIT		(5 * HZ)	/* memory registration */
 #define SMCR_LLC_WAIT		(2 * HZ)	/* an LLC response */
 #define SMCR_CONFIRM_WAIT	(4 * HZ)	/* client: first CONFIRM LINK */
+#define SMCR_ADD_WAIT		(5 * HZ)	/* CONFIRM LINK of an added link */
+#define SMCR_FAILOVER_WAIT	(10 * HZ)	/* a sender waits for the move */
 #define SMCR_DRAIN_WAIT		(5 * HZ)
 #define SMCR_TESTLINK_IDLE	(30 * HZ)	/* quiet link: TEST LINK */
 
@@ -72,6 +80,10 @@ struct smcr_slot {
 	struct smcr_link	*link;
 	unsigned int		idx;
 	u8			*buf;		/* SMCR_SLOT_LEN bytes */
+	/* a CDC: our token and its sequence number, done at completion */
+	bool			cdc;
+	u16			seq;
+	u32			token;
 };
 
 struct smcr_link {
@@ -82,7 +94,9 @@ struct smcr_link {
 	struct ib_cq		*cq;		/* from the pool */
 	unsigned int		vec;		/* completion vector */
 	u8			port;
+	u8			idx;		/* in lgr->links[] */
 	u8			id;		/* link number */
+	bool			regs;		/* new RMBs are registered here */
 	u8			state;		/* enum smcr_link_state */
 	bool			inline_cdc;	/* CDCs go inline */
 	enum ib_mtu		mtu;		/* path MTU in use */
@@ -103,6 +117,9 @@ struct smcr_link {
 	struct smcr_slot	slots[SMCR_SLOTS];
 	u8			*slot_bufs;
 	u64			slot_dma;
+	/* the large v2 LLC messages we send (ADD LINK), one at a time */
+	u8			*big_buf;
+	u64			big_dma;
 
 	/* memory registrations: one at a time */
 	struct mutex		reg_lock;
@@ -116,14 +133,27 @@ struct smcr_link {
 	bool			llc_resp;	/* a response, or a request */
 	bool			llc_got;	/* llc_msg holds it */
 	struct smc_llc_msg	llc_msg;
+	u8			*llc_raw;	/* a large one, as received */
+	u32			llc_raw_len;
 	struct completion	llc_done;
 
 	struct ib_cqe		drain_cqe;
 	struct completion	drained;
+	bool			drained_ok;	/* stopped: QP may go */
 
 	/* liveness: a TEST LINK when nothing came for a while */
 	unsigned long		last_rx;	/* jiffies */
 	struct delayed_work	keepalive;
+	struct list_head	dead;		/* removed, in lgr->dead_links */
+};
+
+/* A buffer as one link's device sees it */
+struct smcr_buf_map {
+	u64			dma;		/* 0: not mapped */
+	struct ib_mr		*mr;		/* RMBs: remote write */
+	u32			rkey;		/* of mr, for the peer */
+	u64			iova;		/* of mr, for the peer */
+	bool			registered;	/* REG_MR done on the link */
 };
 
 /* A buffer of the link group: RMB (remote writes) or send buffer */
@@ -134,11 +164,21 @@ struct smcr_buf {
 	u8			comp;		/* len == 16 KiB << comp */
 	bool			rmb;
 	bool			used;
-	bool			registered;	/* REG_MR done on the link */
-	u32			rkey;		/* of mr, for the peer */
-	u64			iova;		/* of mr, for the peer */
-	u64			dma;
-	struct ib_mr		*mr;		/* RMBs: remote write */
+	struct smcr_buf_map	map[SMCR_LINKS];	/* by link slot */
+};
+
+/*
+ * An RMB of the peer, as it told us on each link: from its CLC message
+ * for the connection's link, from CONFIRM RKEY and ADD LINK for the
+ * others.  Entries stay while a connection uses them.
+ */
+struct smcr_rtok {
+	u32			rkey[SMCR_LINKS];
+	u64			addr[SMCR_LINKS];
+	u8			valid;		/* bit per link slot */
+	bool			used;
+	bool			deleted;	/* by the peer, users remain */
+	u16			users;
 };
 
 struct smcr_lgr {
@@ -151,7 +191,13 @@ struct smcr_lgr {
 	u8			release;
 	u8			llc_version;	/* LLC encoding */
 	refcount_t		refs;
-	struct smcr_link	*link;		/* the only one, for now */
+	/* under smcr_lgrs_lock and buf_lock, either for readers */
+	struct smcr_link	*links[SMCR_LINKS];
+	struct list_head	dead_links;	/* freed with the group */
+	u8			last_link_id;
+	/* our first link's GID: second links are sought in its subnet */
+	u8			home_gid[SMC_CLC_GID_LEN];
+	unsigned int		moved;		/* connections failed over */
 	unsigned int		conns;		/* under smcr_lgrs_lock */
 	bool			ready;		/* first link up: findable */
 	bool			gone;		/* no new connections */
@@ -165,6 +211,18 @@ struct smcr_lgr {
 	u32			next_token;	/* tokens are given cyclically */
 	struct mutex		buf_lock;	/* bufs, and their registration */
 	struct list_head	bufs;
+
+	/* one LLC procedure at a time: link changes, rkey exchanges */
+	struct mutex		llc_flow;
+	/* LLC requests and link failures, handled in process context */
+	spinlock_t		ev_lock;
+	struct list_head	events;
+	bool			want_add;	/* server: seek a second link */
+	struct work_struct	ev_work;
+	wait_queue_head_t	moved_wq;	/* a connection changed link */
+
+	spinlock_t		rtok_lock;	/* rtoks, from softirq too */
+	struct smcr_rtok	rtoks[SMCR_RTOKS];
 };
 
 struct smcr_gid_info;
@@ -184,13 +242,20 @@ struct smcr_slot *smcr_slot_get(struct smcr_link *link, bool wait);
 void smcr_slot_put(struct smcr_slot *slot);
 int smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
 		   unsigned int nwrites);
+int smcr_llc_send_big(struct smcr_link *link, struct smc_llc_msg *m,
+		      const struct smc_llc_rkey *rkeys);
 int smcr_link_reg_buf(struct smcr_link *link, struct smcr_buf *buf);
 void smcr_llc_arm(struct smcr_link *link, u8 type, bool resp);
 int smcr_llc_wait(struct smcr_link *link, unsigned long timeout,
 		  struct smc_llc_msg *m);
+u8 *smcr_llc_take_raw(struct smcr_link *link, u32 *len);
 int smcr_llc_send(struct smcr_link *link, struct smc_llc_msg *m);
-void smcr_link_rx(struct smcr_link *link, const u8 *buf, u32 len);
+void smcr_link_rx(struct smcr_link *link, const u8 *buf, const u8 *spill,
+		  u32 len);
 int smcr_link_activate(struct smcr_link *link);
+bool smcr_link_set_down(struct smcr_link *link);
+bool smcr_link_stop(struct smcr_link *link);
+void smcr_link_release(struct smcr_link *link);
 
 /* smcr_lgr.c */
 int smcr_lgr_init(struct dentry *debugfs);
@@ -201,16 +266,55 @@ void smcr_lgr_discard(struct smcr_lgr *lgr);
 void smcr_lgr_put(struct smcr_lgr *lgr);
 struct smcr_lgr *smcr_lgr_find_server(const u8 *peer_gid,
 				      const struct smcr_gid_info *gi);
-struct smcr_lgr *smcr_lgr_find_client(const u8 *gid, u32 qpn);
-int smcr_lgr_add_conn(struct smcr_lgr *lgr, struct smc_sock *smc);
+struct smcr_lgr *smcr_lgr_find_client(const u8 *gid, u32 qpn,
+				      struct smcr_link **link);
+int smcr_lgr_add_conn(struct smcr_lgr *lgr, struct smc_sock *smc,
+		      struct smcr_link *link);
+struct smcr_link *smcr_lgr_peer_link(struct smcr_lgr *lgr, const u8 *gid,
+				     u32 qpn);
+unsigned int smcr_lgr_link_conns(struct smcr_lgr *lgr, struct smcr_link *link,
+				 struct smc_sock **out, unsigned int max);
 void smcr_lgr_del_conn(struct smc_sock *smc);
 int smcr_lgr_reg_bufs(struct smcr_lgr *lgr);
 void smcr_lgr_rx_cdc(struct smcr_lgr *lgr, const u8 *buf, u32 len);
-void smcr_lgr_rx_llc(struct smcr_link *link, const struct smc_llc_msg *m);
 void smcr_lgr_link_down(struct smcr_lgr *lgr);
 void smcr_lgrs_dev_gone(struct smcr_dev *dev);
 void smcr_lgrs_port_down(struct smcr_dev *dev, u8 port);
+void smcr_lgrs_port_up(struct smcr_dev *dev);
+void smcr_lgr_terminate(struct smcr_lgr *lgr, u32 reason);
+struct smcr_link *smcr_lgr_active_link(struct smcr_lgr *lgr,
+				       const struct smcr_link *not);
+int smcr_lgr_link_slot(struct smcr_lgr *lgr);
+void smcr_lgr_link_set(struct smcr_lgr *lgr, unsigned int idx,
+		       struct smcr_link *link);
+void smcr_lgr_kick(struct smcr_lgr *lgr);
+void smcr_lgr_want_add(struct smcr_lgr *lgr);
+bool smcr_lgr_ended(struct smcr_lgr *lgr);
+
+/* smcr_buf.c */
 struct smcr_buf *smcr_buf_get(struct smcr_lgr *lgr, u8 comp, bool rmb);
 void smcr_buf_put(struct smcr_lgr *lgr, struct smcr_buf *buf);
+void smcr_buf_free(struct smcr_lgr *lgr, struct smcr_buf *buf);
+int smcr_bufs_map_link(struct smcr_lgr *lgr, struct smcr_link *link);
+int smcr_bufs_reg_link(struct smcr_lgr *lgr, struct smcr_link *link);
+void smcr_bufs_unmap_link(struct smcr_lgr *lgr, struct smcr_link *link);
+unsigned int smcr_bufs_rkeys(struct smcr_lgr *lgr, struct smcr_link *from,
+			     struct smcr_link *to, struct smc_llc_rkey *rk,
+			     unsigned int max);
+
+/* smcr_llc.c: LLC procedures and the peer's RMBs */
+void smcr_llc_rx(struct smcr_link *link, const struct smc_llc_msg *m,
+		 const u8 *buf, u32 len);
+void smcr_llc_work(struct work_struct *work);
+void smcr_llc_drain(struct smcr_lgr *lgr);
+void smcr_confirm_link_fill(struct smc_llc_msg *m,
+			    const struct smcr_link *link, bool resp);
+int smcr_llc_confirm_rkey(struct smcr_lgr *lgr, struct smcr_link *link,
+			  struct smcr_buf *rmb);
+int smcr_rtok_add(struct smcr_lgr *lgr, unsigned int idx, u32 rkey,
+		  u64 addr);
+void smcr_rtok_put(struct smcr_lgr *lgr, int rtok);
+bool smcr_rtok_get_link(struct smcr_lgr *lgr, int rtok, unsigned int idx,
+			u32 *rkey, u64 *addr);
 
 #endif /* __SMCR_LINK_H */

@@ -115,8 +115,14 @@ static void smcr_srq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status == IB_WC_SUCCESS && link) {
 		ib_dma_sync_single_for_cpu(s->ibdev, dma, SMCR_RX_LEN,
 					   DMA_FROM_DEVICE);
+		if (wc->byte_len > SMCR_RX_LEN && s->nsge > 1)
+			ib_dma_sync_single_for_cpu(s->ibdev, s->spill_dma,
+						   SMCR_RX_SPILL,
+						   DMA_FROM_DEVICE);
+		/* the spill holds the rest of a large LLC message */
 		smcr_link_rx(link, s->mem + b->idx * SMCR_RX_LEN,
-			     min_t(u32, wc->byte_len, SMCR_RX_LEN));
+			     s->nsge > 1 ? s->spill : NULL,
+			     min_t(u32, wc->byte_len, SMC_LLC_MAX_LEN));
 		ib_dma_sync_single_for_device(s->ibdev, dma, SMCR_RX_LEN,
 					      DMA_FROM_DEVICE);
 	} else if (wc->status != IB_WC_WR_FLUSH_ERR && link) {

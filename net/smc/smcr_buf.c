@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared Memory Communications: the buffers of an SMC-R link group.
+ *
+ * A buffer of the group's pool is mapped for the device of every link
+ * (RDMA writes read send buffers, the peer's writes fill RMBs), and an
+ * RMB has a memory region on every link, each with its own rkey.  A
+ * link registers the RMBs once it can post (RTS); from then on a new
+ * RMB is registered on it as it is made.  Connections take buffers
+ * from the pool and give them back; they go with the group.
+ *
+ * Everything here runs under buf_lock, which orders the mappings with
+ * the links coming and going (lgr->links[] changes under it too).
+ */
+
+#define KMSG_COMPONENT "smc"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "smc.h"
+#include "smcr_dev.h"
+#include "smcr_link.h"
+
+static void smcr_buf_unmap(struct smcr_buf *buf, struct smcr_link *link)
+{
+	struct smcr_buf_map *mp = &buf->map[link->idx];
+
+	if (mp->mr) {
+		ib_dereg_mr(mp->mr);
+		mp->mr = NULL;
+	}
+	if (mp->dma) {
+		ib_dma_unmap_single(link->dev->ibdev, mp->dma, buf->len,
+				    DMA_BIDIRECTIONAL);
+		mp->dma = 0;
+	}
+	mp->registered = false;
+}
+
+/* @buf for @link's device; an RMB gets its memory region there */
+static int smcr_buf_map(struct smcr_buf *buf, struct smcr_link *link)
+{
+	struct smcr_buf_map *mp = &buf->map[link->idx];
+	struct ib_device *ibdev = link->dev->ibdev;
+	struct scatterlist sg;
+	u64 dma;
+
+	if (mp->dma)
+		return 0;
+	dma = ib_dma_map_single(ibdev, buf->cpu, buf->len, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(ibdev, dma))
+		return -ENOMEM;
+	mp->dma = dma;
+	if (!buf->rmb)
+		return 0;
+	mp->mr = ib_alloc_mr(link->dev->pd, IB_MR_TYPE_MEM_REG,
+			     DIV_ROUND_UP(buf->len, PAGE_SIZE));
+	if (IS_ERR(mp->mr)) {
+		mp->mr = NULL;
+		goto out;
+	}
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = dma;
+	sg_dma_len(&sg) = buf->len;
+	if (ib_map_mr_sg(mp->mr, &sg, 1, NULL, PAGE_SIZE) != 1)
+		goto out;
+	/* what the peer uses, kept for when the MR is gone */
+	mp->rkey = mp->mr->rkey;
+	mp->iova = mp->mr->iova;
+	return 0;
+out:
+	smcr_buf_unmap(buf, link);
+	return -ENOMEM;
+}
+
+/* The group is freed: its mappings went with its links already */
+void smcr_buf_free(struct smcr_lgr *lgr, struct smcr_buf *buf)
+{
+	free_pages((unsigned long)buf->cpu, get_order(buf->len));
+	kfree(buf);
+}
+
+static struct smcr_buf *smcr_buf_new(struct smcr_lgr *lgr, u8 comp,
+				     bool rmb)
+{
+	u32 len = smc_buf_uncompress(comp);
+	struct smcr_buf *buf;
+	unsigned int i;
+
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return NULL;
+	buf->len = len;
+	buf->comp = comp;
+	buf->rmb = rmb;
+	buf->cpu = (void *)__get_free_pages(GFP_KERNEL | __GFP_NOWARN |
+					    __GFP_NORETRY | __GFP_ZERO,
+					    get_order(len));
+	if (!buf->cpu)
+		goto out_free;
+	for (i = 0; i < SMCR_LINKS; i++)
+		if (lgr->links[i] && smcr_buf_map(buf, lgr->links[i]))
+			goto out_unmap;
+	return buf;
+
+out_unmap:
+	for (i = 0; i < SMCR_LINKS; i++)
+		if (lgr->links[i])
+			smcr_buf_unmap(buf, lgr->links[i]);
+	free_pages((unsigned long)buf->cpu, get_order(len));
+out_free:
+	kfree(buf);
+	return NULL;
+}
+
+/*
+ * Register RMB @buf on the links that take registrations.  A link
+ * failing at it goes down (and is replaced); only a failure on every
+ * link fails the buffer.
+ */
+static int smcr_buf_reg(struct smcr_lgr *lgr, struct smcr_buf *buf)
+{
+	struct smcr_link *link;
+	int rc = 0, ok = 0;
+	unsigned int i;
+
+	for (i = 0; i < SMCR_LINKS; i++) {
+		link = lgr->links[i];
+		if (!link || !link->regs)
+			continue;
+		if (!buf->map[i].registered) {
+			rc = smcr_link_reg_buf(link, buf);
+			if (rc)
+				continue;
+			buf->map[i].registered = true;
+		}
+		ok++;
+	}
+	return ok ? 0 : rc;
+}
+
+/*
+ * A buffer of @lgr for a new connection, of at most 16 KiB << @comp
+ * bytes (smaller ones when memory is short): a free one of the pool,
+ * else a new one, mapped on every link and, for an RMB, registered on
+ * the links that are up.
+ */
+struct smcr_buf *smcr_buf_get(struct smcr_lgr *lgr, u8 comp, bool rmb)
+{
+	struct smcr_buf *buf, *found = NULL;
+	int c;
+
+	mutex_lock(&lgr->buf_lock);
+	/* the group ended: its devices may be gone */
+	if (lgr->hw_gone)
+		goto out;
+	list_for_each_entry(buf, &lgr->bufs, node) {
+		if (!buf->used && buf->rmb == rmb && buf->comp == comp) {
+			found = buf;
+			memset(buf->cpu, 0, buf->len);
+			break;
+		}
+	}
+	for (c = comp; !found && c >= 0; c--) {
+		found = smcr_buf_new(lgr, c, rmb);
+		if (found)
+			list_add(&found->node, &lgr->bufs);
+	}
+	if (found && rmb && smcr_buf_reg(lgr, found))
+		found = NULL;	/* stays in the pool, unused */
+	if (found)
+		found->used = true;
+out:
+	mutex_unlock(&lgr->buf_lock);
+	return found;
+}
+
+void smcr_buf_put(struct smcr_lgr *lgr, struct smcr_buf *buf)
+{
+	if (!buf)
+		return;
+	mutex_lock(&lgr->buf_lock);
+	buf->used = false;
+	mutex_unlock(&lgr->buf_lock);
+}
+
+/* A new link (in lgr->links[] already): every buffer mapped on it */
+int smcr_bufs_map_link(struct smcr_lgr *lgr, struct smcr_link *link)
+{
+	struct smcr_buf *buf;
+	int rc = 0;
+
+	mutex_lock(&lgr->buf_lock);
+	list_for_each_entry(buf, &lgr->bufs, node) {
+		rc = smcr_buf_map(buf, link);
+		if (rc)
+			break;
+	}
+	mutex_unlock(&lgr->buf_lock);
+	return rc;
+}
+
+/* @link can post: register every RMB on it, and later ones as they come */
+int smcr_bufs_reg_link(struct smcr_lgr *lgr, struct smcr_link *link)
+{
+	struct smcr_buf_map *mp;
+	struct smcr_buf *buf;
+	int rc = 0;
+
+	mutex_lock(&lgr->buf_lock);
+	list_for_each_entry(buf, &lgr->bufs, node) {
+		mp = &buf->map[link->idx];
+		if (!buf->rmb || mp->registered)
+			continue;
+		rc = mp->mr ? smcr_link_reg_buf(link, buf) : -ENOMEM;
+		if (rc)
+			break;
+		mp->registered = true;
+	}
+	if (!rc)
+		link->regs = true;
+	mutex_unlock(&lgr->buf_lock);
+	return rc;
+}
+
+/* @link is stopped: its memory regions and mappings go */
+void smcr_bufs_unmap_link(struct smcr_lgr *lgr, struct smcr_link *link)
+{
+	struct smcr_buf *buf;
+
+	mutex_lock(&lgr->buf_lock);
+	link->regs = false;
+	list_for_each_entry(buf, &lgr->bufs, node)
+		smcr_buf_unmap(buf, link);
+	mutex_unlock(&lgr->buf_lock);
+}
+
+/*
+ * The ADD LINK triples of our RMBs in use: each as the peer knows it
+ * on @from, and as it is on @to.  Returns how many, at most @max.
+ */
+unsigned int smcr_bufs_rkeys(struct smcr_lgr *lgr, struct smcr_link *from,
+			     struct smcr_link *to, struct smc_llc_rkey *rk,
+			     unsigned int max)
+{
+	const struct smcr_buf_map *f, *t;
+	struct smcr_buf *buf;
+	unsigned int n = 0;
+
+	mutex_lock(&lgr->buf_lock);
+	list_for_each_entry(buf, &lgr->bufs, node) {
+		f = &buf->map[from->idx];
+		t = &buf->map[to->idx];
+		if (!buf->rmb || !buf->used || !f->mr || !t->mr || n == max)
+			continue;
+		rk[n].rkey = f->rkey;
+		rk[n].rkey_new = t->rkey;
+		rk[n].addr_new = t->iova;
+		n++;
+	}
+	mutex_unlock(&lgr->buf_lock);
+	return n;
+}

@@ -1,0 +1,825 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared Memory Communications: the LLC procedures of SMC-R link
+ * groups, and what we know of the peer's RMBs.
+ *
+ * Requests that need nothing but an answer (TEST LINK, CONFIRM RKEY,
+ * DELETE RKEY) are answered in the completion handler.  The rest (ADD
+ * LINK, DELETE LINK), link failures and the server's wish for a second
+ * link go to the group's LLC work, which runs one procedure at a time
+ * under llc_flow: the links of a group change only there.
+ *
+ * Adding a link (server): a RoCE device other than the first link's,
+ * with the same PNET ID and an address in the first link's subnet,
+ * gets a QP; ADD LINK on the first link carries it and the rkeys of
+ * our RMBs on it, the client's response carries the same of its side;
+ * CONFIRM LINK on the new link proves it.  A link that fails moves its
+ * connections to the other link, and the peer is told with DELETE
+ * LINK; with no other link, the group ends.
+ *
+ * The peer's RMBs: the CLC message of a connection gives its RMB on
+ * the connection's link; CONFIRM RKEY and ADD LINK give it on the
+ * others.  An entry is found by the rkey it has on a link.
+ */
+
+#define KMSG_COMPONENT "smc"
+#define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
+
+#include <linux/slab.h>
+
+#include "smc.h"
+#include "smcr_dev.h"
+#include "smcr_link.h"
+
+/* Queued for the LLC work: a request as received, on @link */
+struct smcr_llc_ev {
+	struct list_head	node;
+	struct smcr_link	*link;	/* freed with the group only */
+	u32			len;
+	u8			buf[];
+};
+
+/* ---- the peer's RMBs ---- */
+
+/* The entry with @rkey on link slot @idx, or -1.  rtok_lock held */
+static int smcr_rtok_find(struct smcr_lgr *lgr, unsigned int idx, u32 rkey)
+{
+	struct smcr_rtok *t;
+	unsigned int i;
+
+	for (i = 0; i < SMCR_RTOKS; i++) {
+		t = &lgr->rtoks[i];
+		if (t->used && !t->deleted && (t->valid & BIT(idx)) &&
+		    t->rkey[idx] == rkey)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * The entry with @rkey on @idx, made if new: in a free place, else in
+ * place of one no connection uses (what the peer told of an RMB it
+ * keeps in its pool; it tells again when a connection takes it).  -1
+ * when every entry is in use.
+ */
+static int smcr_rtok_lookup(struct smcr_lgr *lgr, unsigned int idx, u32 rkey)
+{
+	int found, spare = -1;
+	struct smcr_rtok *t;
+	unsigned int i;
+
+	found = smcr_rtok_find(lgr, idx, rkey);
+	if (found >= 0)
+		return found;
+	for (i = 0; i < SMCR_RTOKS && found < 0; i++) {
+		t = &lgr->rtoks[i];
+		if (!t->used)
+			found = i;
+		else if (!t->users && spare < 0)
+			spare = i;
+	}
+	if (found < 0)
+		found = spare;
+	if (found < 0)
+		return -1;
+	t = &lgr->rtoks[found];
+	memset(t, 0, sizeof(*t));
+	t->used = true;
+	t->valid = BIT(idx);
+	t->rkey[idx] = rkey;
+	return found;
+}
+
+static void smcr_rtok_set(struct smcr_rtok *t, unsigned int idx, u32 rkey,
+			  u64 addr)
+{
+	t->rkey[idx] = rkey;
+	t->addr[idx] = addr;
+	t->valid |= BIT(idx);
+}
+
+/*
+ * A connection's peer RMB, from its CLC message: @rkey and @addr on
+ * link slot @idx.  Returns the entry the connection holds, or -ENOSPC.
+ */
+int smcr_rtok_add(struct smcr_lgr *lgr, unsigned int idx, u32 rkey, u64 addr)
+{
+	int i;
+
+	spin_lock_bh(&lgr->rtok_lock);
+	i = smcr_rtok_lookup(lgr, idx, rkey);
+	if (i >= 0) {
+		smcr_rtok_set(&lgr->rtoks[i], idx, rkey, addr);
+		lgr->rtoks[i].users++;
+	}
+	spin_unlock_bh(&lgr->rtok_lock);
+	return i < 0 ? -ENOSPC : i;
+}
+
+void smcr_rtok_put(struct smcr_lgr *lgr, int rtok)
+{
+	struct smcr_rtok *t;
+
+	if (rtok < 0)
+		return;
+	t = &lgr->rtoks[rtok];
+	spin_lock_bh(&lgr->rtok_lock);
+	if (!--t->users && (t->deleted || !t->valid))
+		t->used = false;
+	spin_unlock_bh(&lgr->rtok_lock);
+}
+
+/* The RMB of entry @rtok on link slot @idx; false if unknown there */
+bool smcr_rtok_get_link(struct smcr_lgr *lgr, int rtok, unsigned int idx,
+			u32 *rkey, u64 *addr)
+{
+	struct smcr_rtok *t;
+	bool known;
+
+	if (rtok < 0)
+		return false;
+	t = &lgr->rtoks[rtok];
+	spin_lock_bh(&lgr->rtok_lock);
+	known = t->valid & BIT(idx);
+	*rkey = t->rkey[idx];
+	*addr = t->addr[idx];
+	spin_unlock_bh(&lgr->rtok_lock);
+	return known;
+}
+
+/* Link slot @idx is gone: what the peer told for it is void */
+static void smcr_rtoks_drop_link(struct smcr_lgr *lgr, unsigned int idx)
+{
+	struct smcr_rtok *t;
+	unsigned int i;
+
+	spin_lock_bh(&lgr->rtok_lock);
+	for (i = 0; i < SMCR_RTOKS; i++) {
+		t = &lgr->rtoks[i];
+		t->valid &= ~BIT(idx);
+		if (t->used && !t->valid && !t->users)
+			t->used = false;
+	}
+	spin_unlock_bh(&lgr->rtok_lock);
+}
+
+/* The peer's RMB known by @rkey on @idx is (@rkey2, @addr2) on @idx2 */
+static bool smcr_rtok_learn(struct smcr_lgr *lgr, unsigned int idx, u32 rkey,
+			    unsigned int idx2, u32 rkey2, u64 addr2)
+{
+	int i;
+
+	spin_lock_bh(&lgr->rtok_lock);
+	i = smcr_rtok_lookup(lgr, idx, rkey);
+	if (i >= 0)
+		smcr_rtok_set(&lgr->rtoks[i], idx2, rkey2, addr2);
+	spin_unlock_bh(&lgr->rtok_lock);
+	return i >= 0;
+}
+
+/* The peer deleted its RMB known by @rkey on @idx; false if unknown */
+static bool smcr_rtok_delete(struct smcr_lgr *lgr, unsigned int idx, u32 rkey)
+{
+	struct smcr_rtok *t;
+	int i;
+
+	spin_lock_bh(&lgr->rtok_lock);
+	i = smcr_rtok_find(lgr, idx, rkey);
+	if (i >= 0) {
+		t = &lgr->rtoks[i];
+		t->deleted = true;
+		if (!t->users)
+			t->used = false;
+	}
+	spin_unlock_bh(&lgr->rtok_lock);
+	return i >= 0;
+}
+
+/* ---- requests answered at once (softirq) ---- */
+
+/* Answer @m, a request, with @flags added (softirq: no waiting) */
+static void smcr_llc_answer(struct smcr_link *link, struct smc_llc_msg *m,
+			    u8 flags)
+{
+	struct smcr_slot *slot;
+
+	m->hdr.flags |= SMC_LLC_FLAG_RESP | flags;
+	slot = smcr_slot_get(link, false);
+	if (IS_ERR(slot))
+		return;
+	if (smc_llc_build(slot->buf, SMC_LLC_MSG_LEN, m, NULL) < 0) {
+		smcr_slot_put(slot);
+		return;
+	}
+	smcr_slot_post(slot, NULL, 0);
+}
+
+/* Our link of @lgr with link number @id, or NULL */
+static struct smcr_link *smcr_llc_link_by_id(struct smcr_lgr *lgr, u8 id)
+{
+	struct smcr_link *link;
+	unsigned int i;
+
+	for (i = 0; i < SMCR_LINKS; i++) {
+		link = READ_ONCE(lgr->links[i]);
+		if (link && link->id == id)
+			return link;
+	}
+	return NULL;
+}
+
+/* The peer's new RMB, on the link it came on and on the others */
+static void smcr_llc_rx_confirm_rkey(struct smcr_link *link,
+				     struct smc_llc_msg *m)
+{
+	struct smcr_lgr *lgr = link->lgr;
+	const struct smc_llc_rkey_link *o;
+	struct smcr_link *other;
+	unsigned int i, n;
+	bool ok;
+
+	n = m->confirm_rkey.num_other;
+	ok = n <= SMCR_LINKS + 1 &&
+	     smcr_rtok_learn(lgr, link->idx, m->confirm_rkey.rkey, link->idx,
+			     m->confirm_rkey.rkey, m->confirm_rkey.addr);
+	for (i = 0; ok && i < min_t(unsigned int, n, 2); i++) {
+		o = &m->confirm_rkey.other[i];
+		other = smcr_llc_link_by_id(lgr, o->link_id);
+		if (other && other != link)
+			smcr_rtok_learn(lgr, link->idx, m->confirm_rkey.rkey,
+					other->idx, o->rkey, o->addr);
+	}
+	smcr_llc_answer(link, m, ok ? 0 : SMC_LLC_FLAG_RKEY_NEG |
+					  SMC_LLC_FLAG_RKEY_RETRY);
+}
+
+static void smcr_llc_rx_delete_rkey(struct smcr_link *link,
+				    struct smc_llc_msg *m)
+{
+	unsigned int i, n = min_t(u8, m->delete_rkey.count,
+				  SMC_LLC_DEL_RKEY_MAX);
+	u8 unknown = 0;
+
+	for (i = 0; i < n; i++)
+		if (!smcr_rtok_delete(link->lgr, link->idx,
+				      m->delete_rkey.rkey[i]))
+			unknown |= 0x80 >> i;
+	/* v2 groups answer with a count, and no rkeys */
+	if (m->hdr.version == SMC_V2) {
+		m->delete_rkey.err_mask = hweight8(unknown);
+		memset(m->delete_rkey.rkey, 0, sizeof(m->delete_rkey.rkey));
+	} else {
+		m->delete_rkey.err_mask = unknown;
+	}
+	smcr_llc_answer(link, m, unknown ? SMC_LLC_FLAG_RKEY_NEG : 0);
+}
+
+/* Keep @buf (@len bytes, received on @link) for the LLC work */
+static void smcr_llc_queue(struct smcr_link *link, const u8 *buf, u32 len)
+{
+	struct smcr_lgr *lgr = link->lgr;
+	struct smcr_llc_ev *ev;
+
+	ev = kmalloc(struct_size(ev, buf, len), GFP_ATOMIC);
+	if (!ev)
+		return;
+	ev->link = link;
+	ev->len = len;
+	memcpy(ev->buf, buf, len);
+	spin_lock_bh(&lgr->ev_lock);
+	list_add_tail(&ev->node, &lgr->events);
+	spin_unlock_bh(&lgr->ev_lock);
+	smcr_lgr_kick(lgr);
+}
+
+/*
+ * An LLC message no flow waited for (softirq), @m parsed from @buf.
+ * Responses nobody waits for are late: dropped.
+ */
+void smcr_llc_rx(struct smcr_link *link, const struct smc_llc_msg *in,
+		 const u8 *buf, u32 len)
+{
+	struct smcr_lgr *lgr = link->lgr;
+	struct smc_llc_msg m = *in;
+
+	if (m.hdr.flags & SMC_LLC_FLAG_RESP)
+		return;
+	switch (m.hdr.type) {
+	case SMC_LLC_TEST_LINK:
+		smcr_llc_answer(link, &m, 0);
+		break;
+	case SMC_LLC_CONFIRM_RKEY:
+		smcr_llc_rx_confirm_rkey(link, &m);
+		break;
+	case SMC_LLC_DELETE_RKEY:
+		smcr_llc_rx_delete_rkey(link, &m);
+		break;
+	case SMC_LLC_ADD_LINK:
+		/* only the server adds links; the client's is an invite */
+		if (lgr->role == SMCR_LGR_CLIENT)
+			smcr_llc_queue(link, buf, len);
+		break;
+	case SMC_LLC_REQ_ADD_LINK:
+		if (lgr->role == SMCR_LGR_SERVER)
+			smcr_lgr_want_add(lgr);
+		break;
+	case SMC_LLC_DELETE_LINK:
+		smcr_llc_queue(link, buf, min_t(u32, len, SMC_LLC_MSG_LEN));
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- procedures (LLC work, llc_flow held) ---- */
+
+/* Fill a CONFIRM LINK for @link, the request or (@resp) the response */
+void smcr_confirm_link_fill(struct smc_llc_msg *m,
+			    const struct smcr_link *link, bool resp)
+{
+	const struct smcr_lgr *lgr = link->lgr;
+	u32 uid = lgr->id + link->id;
+
+	memset(m, 0, sizeof(*m));
+	m->hdr.type = SMC_LLC_CONFIRM_LINK;
+	m->hdr.version = lgr->llc_version;
+	m->hdr.flags = SMC_LLC_FLAG_NO_RMBE_EYEC |
+		       (resp ? SMC_LLC_FLAG_RESP : 0);
+	memcpy(m->confirm_link.mac, link->mac, SMC_CLC_MAC_LEN);
+	memcpy(m->confirm_link.gid, link->gid, SMC_CLC_GID_LEN);
+	m->confirm_link.qpn = link->qp_num;
+	m->confirm_link.link_id = link->id;
+	smc_put_be32(m->confirm_link.link_uid, uid);
+	m->confirm_link.max_links = lgr->max_links;
+	if (lgr->release >= SMC_CLC_RELEASE_1)
+		m->confirm_link.max_conns = lgr->max_conns;
+}
+
+static void smcr_llc_delete_msg(struct smc_llc_msg *m, struct smcr_lgr *lgr,
+				u8 link_id, u8 flags, u32 reason)
+{
+	memset(m, 0, sizeof(*m));
+	m->hdr.type = SMC_LLC_DELETE_LINK;
+	m->hdr.version = lgr->llc_version;
+	m->hdr.flags = flags;
+	m->delete_link.link_id = link_id;
+	m->delete_link.reason = reason;
+}
+
+/*
+ * @link leaves the group for good: stopped, its buffer mappings and
+ * what the peer told for it gone, its memory kept until the group is
+ * freed (a sender may still look at it).
+ */
+static void smcr_llc_unlink(struct smcr_lgr *lgr, struct smcr_link *link)
+{
+	smcr_link_set_down(link);
+	smcr_link_stop(link);
+	smcr_bufs_unmap_link(lgr, link);
+	smcr_link_release(link);
+	smcr_lgr_link_set(lgr, link->idx, NULL);
+	smcr_rtoks_drop_link(lgr, link->idx);
+	list_add(&link->dead, &lgr->dead_links);
+	wake_up_all(&lgr->moved_wq);
+}
+
+/* A new link of @lgr at slot @idx over @gi, its buffers mapped */
+static struct smcr_link *smcr_llc_new_link(struct smcr_lgr *lgr, int idx,
+					   const struct smcr_gid_info *gi,
+					   u8 id)
+{
+	struct smcr_link *link;
+
+	link = smcr_link_create(lgr, gi->dev, gi->port, gi->sgid_index,
+				gi->gid, gi->mac);
+	if (IS_ERR(link))
+		return link;
+	link->port_mtu = gi->mtu;
+	link->idx = idx;
+	link->id = id;
+	smcr_lgr_link_set(lgr, idx, link);
+	if (smcr_bufs_map_link(lgr, link)) {
+		smcr_llc_unlink(lgr, link);
+		return ERR_PTR(-ENOMEM);
+	}
+	return link;
+}
+
+/* A link number not in use, never 0 (server) */
+static u8 smcr_llc_next_id(struct smcr_lgr *lgr)
+{
+	u8 id;
+
+	do {
+		id = ++lgr->last_link_id;
+	} while (!id || smcr_llc_link_by_id(lgr, id));
+	return id;
+}
+
+/* Fill an ADD LINK for @nl with @n triples; the response with @resp */
+static void smcr_llc_add_msg(struct smc_llc_msg *m, struct smcr_link *nl,
+			     unsigned int n, bool resp)
+{
+	memset(m, 0, sizeof(*m));
+	m->hdr.type = SMC_LLC_ADD_LINK;
+	m->hdr.version = nl->lgr->llc_version;
+	m->hdr.flags = resp ? SMC_LLC_FLAG_RESP : 0;
+	memcpy(m->add_link.mac, nl->mac, SMC_CLC_MAC_LEN);
+	memcpy(m->add_link.gid, nl->gid, SMC_CLC_GID_LEN);
+	m->add_link.qpn = nl->qp_num;
+	m->add_link.link_id = nl->id;
+	m->add_link.mtu = resp ? nl->mtu : nl->port_mtu;
+	m->add_link.psn = nl->psn;
+	m->add_link.v2_ext = true;
+	m->add_link.direct = true;
+	memcpy(m->add_link.target_gid, nl->gid, SMC_CLC_GID_LEN);
+	m->add_link.rkey_cnt = n;
+}
+
+/* The peer's side of @nl from its ADD LINK, and its triples */
+static void smcr_llc_add_peer(struct smcr_link *link, struct smcr_link *nl,
+			      const struct smc_llc_msg *m, const u8 *raw,
+			      u32 rawlen)
+{
+	struct smc_llc_rkey rk;
+	unsigned int i;
+
+	memcpy(nl->peer_gid, m->add_link.gid, SMC_CLC_GID_LEN);
+	memcpy(nl->peer_mac, m->add_link.mac, SMC_CLC_MAC_LEN);
+	nl->peer_qpn = m->add_link.qpn;
+	nl->peer_psn = m->add_link.psn;
+	nl->mtu = min_t(enum ib_mtu, nl->port_mtu,
+			m->add_link.mtu ?: IB_MTU_256);
+	for (i = 0; raw && i < m->add_link.rkey_cnt; i++)
+		if (!smc_llc_add_link_rkey(raw, rawlen, m, i, &rk))
+			smcr_rtok_learn(link->lgr, link->idx, rk.rkey,
+					nl->idx, rk.rkey_new, rk.addr_new);
+}
+
+/* The triples of our RMBs for @nl, sent over @link, into a new array */
+static struct smc_llc_rkey *smcr_llc_rkeys(struct smcr_lgr *lgr,
+					   struct smcr_link *link,
+					   struct smcr_link *nl,
+					   unsigned int *n)
+{
+	struct smc_llc_rkey *rk;
+
+	rk = kcalloc(SMCR_RTOKS, sizeof(*rk), GFP_KERNEL);
+	if (rk)
+		*n = smcr_bufs_rkeys(lgr, link, nl, rk, SMCR_RTOKS);
+	return rk;
+}
+
+/* Server: a second link over another device, if there is one */
+static void smcr_llc_srv_add_link(struct smcr_lgr *lgr)
+{
+	struct smc_llc_rkey *rk = NULL;
+	struct smcr_link *link, *nl;
+	struct smcr_gid_info gi;
+	struct smc_llc_msg m;
+	unsigned int n = 0;
+	u8 *raw = NULL;
+	u32 rawlen;
+	int idx, rc;
+
+	idx = smcr_lgr_link_slot(lgr);
+	link = smcr_lgr_active_link(lgr, NULL);
+	if (lgr->max_links < SMCR_LINKS || idx < 0 || !link)
+		return;
+	if (smcr_dev_find_alt(lgr->home_gid, link->dev, link->port, &gi))
+		return;
+	nl = smcr_llc_new_link(lgr, idx, &gi, smcr_llc_next_id(lgr));
+	smcr_dev_put(gi.dev);
+	if (IS_ERR(nl))
+		return;
+	rk = smcr_llc_rkeys(lgr, link, nl, &n);
+	rc = rk ? 0 : -ENOMEM;
+	if (rc)
+		goto out_unlink;
+	smcr_llc_add_msg(&m, nl, n, false);
+	smcr_llc_arm(link, SMC_LLC_ADD_LINK, true);
+	rc = smcr_llc_send_big(link, &m, rk);
+	if (!rc)
+		rc = smcr_llc_wait(link, SMCR_LLC_WAIT, &m);
+	raw = smcr_llc_take_raw(link, &rawlen);
+	/* refused: the client has no other device */
+	if (rc || (m.hdr.flags & SMC_LLC_FLAG_ADD_LINK_REJ) ||
+	    !m.add_link.v2_ext || m.add_link.link_id != nl->id)
+		goto out_unlink;
+	smcr_llc_add_peer(link, nl, &m, raw, rawlen);
+	rc = smcr_link_ready(nl, false);
+	if (!rc)
+		rc = smcr_link_ready(nl, true);
+	if (!rc)
+		rc = smcr_bufs_reg_link(lgr, nl);
+	if (rc)
+		goto out_delete;
+	smcr_confirm_link_fill(&m, nl, false);
+	smcr_llc_arm(nl, SMC_LLC_CONFIRM_LINK, true);
+	rc = smcr_llc_send(nl, &m);
+	if (!rc)
+		rc = smcr_llc_wait(nl, SMCR_ADD_WAIT, &m);
+	if (rc || !(m.hdr.flags & SMC_LLC_FLAG_NO_RMBE_EYEC) ||
+	    smcr_link_activate(nl))
+		goto out_delete;
+	kfree(raw);
+	kfree(rk);
+	return;
+
+out_delete:
+	/* the client has the link half made: it drops it */
+	smcr_llc_delete_msg(&m, lgr, nl->id, 0, SMC_LLC_DEL_LOST_PATH);
+	smcr_llc_send(link, &m);
+out_unlink:
+	kfree(raw);
+	kfree(rk);
+	smcr_llc_unlink(lgr, nl);
+}
+
+/* Client: refuse the server's ADD LINK @m, received on @link */
+static void smcr_llc_cli_reject(struct smcr_link *link, struct smc_llc_msg *m)
+{
+	m->add_link.v2_ext = false;
+	m->hdr.rej_rsn = SMC_LLC_REJ_NO_ALT_PATH;
+	m->hdr.flags = SMC_LLC_FLAG_RESP | SMC_LLC_FLAG_ADD_LINK_REJ;
+	smcr_llc_send(link, m);
+}
+
+/* Client: the server adds a link with ADD LINK @m (@raw), on @link */
+static void smcr_llc_cli_add_link(struct smcr_lgr *lgr, struct smcr_link *link,
+				  struct smc_llc_msg *m, const u8 *raw,
+				  u32 rawlen)
+{
+	struct smc_llc_rkey *rk = NULL;
+	struct smcr_gid_info gi;
+	struct smcr_link *nl;
+	unsigned int n = 0;
+	int idx, rc;
+
+	idx = smcr_lgr_link_slot(lgr);
+	if (lgr->max_links < SMCR_LINKS || idx < 0 || !m->add_link.v2_ext ||
+	    !m->add_link.mtu || !m->add_link.link_id ||
+	    smcr_llc_link_by_id(lgr, m->add_link.link_id) ||
+	    READ_ONCE(link->state) != SMCR_LINK_ACTIVE ||
+	    smcr_dev_find_alt(lgr->home_gid, link->dev, link->port, &gi)) {
+		smcr_llc_cli_reject(link, m);
+		return;
+	}
+	nl = smcr_llc_new_link(lgr, idx, &gi, m->add_link.link_id);
+	smcr_dev_put(gi.dev);
+	if (IS_ERR(nl)) {
+		smcr_llc_cli_reject(link, m);
+		return;
+	}
+	smcr_llc_add_peer(link, nl, m, raw, rawlen);
+	rc = smcr_link_ready(nl, false);
+	if (!rc) {
+		rk = smcr_llc_rkeys(lgr, link, nl, &n);
+		rc = rk ? 0 : -ENOMEM;
+	}
+	if (rc) {
+		smcr_llc_cli_reject(link, m);
+		goto out_unlink;
+	}
+	smcr_llc_add_msg(m, nl, n, true);
+	/* the server's CONFIRM LINK may come before we are back */
+	smcr_llc_arm(nl, SMC_LLC_CONFIRM_LINK, false);
+	rc = smcr_llc_send_big(link, m, rk);
+	if (rc)
+		goto out_unlink;
+	rc = smcr_llc_wait(nl, SMCR_ADD_WAIT, m);
+	if (rc || !(m->hdr.flags & SMC_LLC_FLAG_NO_RMBE_EYEC))
+		goto out_delete;
+	rc = smcr_link_ready(nl, true);
+	if (!rc)
+		rc = smcr_bufs_reg_link(lgr, nl);
+	if (rc)
+		goto out_delete;
+	smcr_confirm_link_fill(m, nl, true);
+	if (smcr_llc_send(nl, m) || smcr_link_activate(nl))
+		goto out_delete;
+	kfree(rk);
+	return;
+
+out_delete:
+	smcr_llc_delete_msg(m, lgr, nl->id, 0, SMC_LLC_DEL_LOST_PATH);
+	smcr_llc_send(link, m);
+out_unlink:
+	kfree(rk);
+	smcr_llc_unlink(lgr, nl);
+}
+
+/*
+ * @link goes: its connections move to an active link, then the link is
+ * unlinked; with @tell, the peer learns it with DELETE LINK (the server
+ * waits for the answer).  False when no link is left: the group ends.
+ */
+static bool smcr_llc_remove_link(struct smcr_lgr *lgr, struct smcr_link *link,
+				 bool tell)
+{
+	struct smcr_link *other = smcr_lgr_active_link(lgr, link);
+	struct smc_sock **socks;
+	struct smc_llc_msg m;
+	unsigned int i, n;
+
+	if (!other) {
+		smcr_lgr_terminate(lgr, 0);
+		return false;
+	}
+	smcr_link_set_down(link);
+	socks = kcalloc(SMCR_RTOKS, sizeof(*socks), GFP_KERNEL);
+	if (!socks) {
+		smcr_lgr_terminate(lgr, 0);
+		return false;
+	}
+	n = smcr_lgr_link_conns(lgr, link, socks, SMCR_RTOKS);
+	for (i = 0; i < n; i++) {
+		if (!smcr_conn_failover(socks[i], link, other))
+			lgr->moved++;
+		sock_put(&socks[i]->sk);
+	}
+	kfree(socks);
+	smcr_llc_unlink(lgr, link);
+	if (!tell)
+		return true;
+	smcr_llc_delete_msg(&m, lgr, link->id, SMC_LLC_FLAG_DEL_LINK_ORDERLY,
+			    SMC_LLC_DEL_LOST_PATH);
+	if (lgr->role == SMCR_LGR_SERVER)
+		smcr_llc_arm(other, SMC_LLC_DELETE_LINK, true);
+	if (!smcr_llc_send(other, &m) && lgr->role == SMCR_LGR_SERVER)
+		smcr_llc_wait(other, SMCR_LLC_WAIT, &m);
+	return true;
+}
+
+/* The peer's DELETE LINK @m, received on @link */
+static void smcr_llc_rx_delete_link(struct smcr_lgr *lgr,
+				    struct smcr_link *link,
+				    struct smc_llc_msg *m)
+{
+	struct smcr_link *victim;
+
+	if (m->hdr.flags & SMC_LLC_FLAG_DEL_LINK_ALL) {
+		/* the whole group goes, quietly */
+		smcr_lgr_terminate(lgr, 0);
+		return;
+	}
+	victim = smcr_llc_link_by_id(lgr, m->delete_link.link_id);
+	if (lgr->role == SMCR_LGR_CLIENT) {
+		m->delete_link.reason = victim ? 0 : SMC_LLC_DEL_NOLNK;
+		m->hdr.flags |= SMC_LLC_FLAG_RESP;
+		smcr_llc_send(victim == link ?
+			      smcr_lgr_active_link(lgr, link) ?: link : link,
+			      m);
+	}
+	if (!victim)
+		return;
+	/* the server answers with a request of its own, as for a failure */
+	smcr_llc_remove_link(lgr, victim, lgr->role == SMCR_LGR_SERVER);
+}
+
+/* Handle one queued message; false when the group ends */
+static bool smcr_llc_handle(struct smcr_lgr *lgr, struct smcr_llc_ev *ev)
+{
+	struct smc_llc_msg m;
+
+	if (smc_llc_parse(ev->buf, ev->len, &m))
+		return true;
+	switch (m.hdr.type) {
+	case SMC_LLC_ADD_LINK:
+		smcr_llc_cli_add_link(lgr, ev->link, &m, ev->buf, ev->len);
+		break;
+	case SMC_LLC_DELETE_LINK:
+		smcr_llc_rx_delete_link(lgr, ev->link, &m);
+		break;
+	default:
+		break;
+	}
+	return !smcr_lgr_ended(lgr);
+}
+
+/* A link of @lgr that went down, or NULL */
+static struct smcr_link *smcr_llc_down_link(struct smcr_lgr *lgr)
+{
+	struct smcr_link *link;
+	unsigned int i;
+
+	for (i = 0; i < SMCR_LINKS; i++) {
+		link = lgr->links[i];
+		if (link && READ_ONCE(link->state) == SMCR_LINK_DOWN)
+			return link;
+	}
+	return NULL;
+}
+
+static struct smcr_llc_ev *smcr_llc_next_ev(struct smcr_lgr *lgr)
+{
+	struct smcr_llc_ev *ev;
+
+	spin_lock_bh(&lgr->ev_lock);
+	ev = list_first_entry_or_null(&lgr->events, struct smcr_llc_ev,
+				      node);
+	if (ev)
+		list_del(&ev->node);
+	spin_unlock_bh(&lgr->ev_lock);
+	return ev;
+}
+
+static bool smcr_llc_take_want_add(struct smcr_lgr *lgr)
+{
+	bool want;
+
+	spin_lock_bh(&lgr->ev_lock);
+	want = lgr->want_add;
+	lgr->want_add = false;
+	spin_unlock_bh(&lgr->ev_lock);
+	return want;
+}
+
+/* Queued messages of an ended group go unread.  llc_flow held */
+void smcr_llc_drain(struct smcr_lgr *lgr)
+{
+	struct smcr_llc_ev *ev;
+
+	while ((ev = smcr_llc_next_ev(lgr)))
+		kfree(ev);
+}
+
+/*
+ * The LLC work of a group: failed links first (their connections wait
+ * to move), then the queued requests, then a second link if wanted.
+ */
+void smcr_llc_work(struct work_struct *work)
+{
+	struct smcr_lgr *lgr = container_of(work, struct smcr_lgr, ev_work);
+	struct smcr_llc_ev *ev;
+	struct smcr_link *link;
+	bool on = true;
+
+	mutex_lock(&lgr->llc_flow);
+	while (on && !smcr_lgr_ended(lgr)) {
+		link = smcr_llc_down_link(lgr);
+		if (link) {
+			/* during a first contact, the handshake sees it */
+			if (lgr->ready)
+				on = smcr_llc_remove_link(lgr, link, true);
+			else
+				on = false;
+			continue;
+		}
+		ev = smcr_llc_next_ev(lgr);
+		if (ev) {
+			on = smcr_llc_handle(lgr, ev);
+			kfree(ev);
+			continue;
+		}
+		if (smcr_llc_take_want_add(lgr)) {
+			smcr_llc_srv_add_link(lgr);
+			continue;
+		}
+		break;
+	}
+	if (smcr_lgr_ended(lgr))
+		smcr_llc_drain(lgr);
+	mutex_unlock(&lgr->llc_flow);
+	smcr_lgr_put(lgr);	/* the work's */
+}
+
+/*
+ * A new connection's RMB @rmb, on @link, is told the peer for the other
+ * active links with CONFIRM RKEY.  llc_flow held (no link comes or goes
+ * meanwhile).  0, or an error for a Decline.
+ */
+int smcr_llc_confirm_rkey(struct smcr_lgr *lgr, struct smcr_link *link,
+			  struct smcr_buf *rmb)
+{
+	struct smc_llc_rkey_link *o;
+	struct smcr_link *other;
+	struct smc_llc_msg m = {};
+	unsigned int i, n = 0;
+	int rc;
+
+	for (i = 0; i < SMCR_LINKS; i++) {
+		other = lgr->links[i];
+		if (!other || other == link || !rmb->map[i].registered ||
+		    READ_ONCE(other->state) != SMCR_LINK_ACTIVE)
+			continue;
+		o = &m.confirm_rkey.other[n++];
+		o->link_id = other->id;
+		o->rkey = rmb->map[i].rkey;
+		o->addr = rmb->map[i].iova;
+	}
+	if (!n)
+		return 0;
+	m.hdr.type = SMC_LLC_CONFIRM_RKEY;
+	m.hdr.version = lgr->llc_version;
+	m.confirm_rkey.num_other = n;
+	m.confirm_rkey.rkey = rmb->map[link->idx].rkey;
+	m.confirm_rkey.addr = rmb->map[link->idx].iova;
+	smcr_llc_arm(link, SMC_LLC_CONFIRM_RKEY, true);
+	rc = smcr_llc_send(link, &m);
+	if (!rc)
+		rc = smcr_llc_wait(link, SMCR_LLC_WAIT, &m);
+	if (!rc && (m.hdr.flags & SMC_LLC_FLAG_RKEY_NEG))
+		rc = -EREMOTEIO;
+	return rc;
+}
