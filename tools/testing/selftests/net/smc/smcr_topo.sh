@@ -45,6 +45,7 @@ smcr_topo_setup()
 
 smcr_topo_cleanup()
 {
+	smcr_topo_down2
 	smcr_topo_down
 	cleanup
 }
@@ -112,6 +113,71 @@ smcr_topo_down()
 		smcr_sysctl net.ipv4.conf.all.rp_filter "$smcr_rp_filter_all"
 	smcr_rp_filter_all=""
 	smcr_topo_state=""
+}
+
+# A second pair for the second link of a group: A2 on A's side, B2 on
+# B's, crossing the pair as A and B do.  Their /24 holds A and B (with
+# no route of its own: noprefixroute), so each is in its side's first
+# address's subnet, where a group looks for its second device.
+SMCR_A2=198.51.100.3
+SMCR_B2=198.51.100.4
+SMCR_NETA2=smcra2$$
+SMCR_NETB2=smcrb2$$
+SMCR_RXEA2=rxea2$$
+SMCR_RXEB2=rxeb2$$
+SMCR_TABLE_A2=12
+SMCR_TABLE_B2=13
+smcr_topo2_state=""
+
+# smcr_topo_up2: after smcr_topo_up, the second pair and its two rxe
+# devices; 0 when both ports are ACTIVE with their RoCE v2 GIDs
+smcr_topo_up2()
+{
+	local dev
+
+	ip link add "$SMCR_NETA2" type veth peer name "$SMCR_NETB2" || return 1
+	smcr_topo2_state=veth
+	ip addr add "$SMCR_A2/24" dev "$SMCR_NETA2" noprefixroute || return 1
+	ip addr add "$SMCR_B2/24" dev "$SMCR_NETB2" noprefixroute || return 1
+	for dev in "$SMCR_NETA2" "$SMCR_NETB2"; do
+		smcr_sysctl "net.ipv4.conf.$dev.accept_local" 1
+		smcr_sysctl "net.ipv4.conf.$dev.rp_filter" 0
+		ip link set "$dev" up || return 1
+	done
+	ip route add "$SMCR_B2/32" dev "$SMCR_NETA2" table $SMCR_TABLE_A2 ||
+		return 1
+	ip route add "$SMCR_A2/32" dev "$SMCR_NETB2" table $SMCR_TABLE_B2 ||
+		return 1
+	ip rule add pref 12 iif lo to "$SMCR_B2" lookup $SMCR_TABLE_A2 ||
+		return 1
+	ip rule add pref 13 iif lo to "$SMCR_A2" lookup $SMCR_TABLE_B2 ||
+		return 1
+	smcr_topo2_state=rules
+	rdma link add "$SMCR_RXEA2" type rxe netdev "$SMCR_NETA2" || return 1
+	smcr_topo2_state=rxea
+	rdma link add "$SMCR_RXEB2" type rxe netdev "$SMCR_NETB2" || return 1
+	smcr_topo2_state=rxeb
+	for dev in "$SMCR_RXEA2" "$SMCR_RXEB2"; do
+		smcr_wait_active "$dev" || return 1
+	done
+	smcr_gid_index "$SMCR_RXEA2" "$SMCR_A2" >/dev/null &&
+		smcr_gid_index "$SMCR_RXEB2" "$SMCR_B2" >/dev/null
+}
+
+# smcr_topo_down2: undoes whatever smcr_topo_up2 got to
+smcr_topo_down2()
+{
+	case "$smcr_topo2_state" in
+	rxeb) rdma link delete "$SMCR_RXEB2" 2>/dev/null ;&
+	rxea) rdma link delete "$SMCR_RXEA2" 2>/dev/null ;&
+	rules)
+		ip rule del pref 12 2>/dev/null
+		ip rule del pref 13 2>/dev/null
+		ip route flush table $SMCR_TABLE_A2 2>/dev/null
+		ip route flush table $SMCR_TABLE_B2 2>/dev/null ;&
+	veth) ip link del "$SMCR_NETA2" 2>/dev/null ;;
+	esac
+	smcr_topo2_state=""
 }
 
 # smcr_wait_active RXE: port 1 of RXE reaches ACTIVE within 10 s

@@ -1,0 +1,246 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# SMC-R link groups with two links, and failover between them, on the
+# rxe test bed (smcr_topo.sh) with its second pair: end A has rxe
+# devices on 198.51.100.1 and .3, end B on .2 and .4.  PNET IDs keep
+# each end's two devices on one network, as the second link needs.
+#
+# The first connection A to B makes a link group on each end over .1-.2;
+# the server (B) then adds a second link over .3-.4.  Transfers run
+# while one pair goes down or one device is deleted: every one must
+# complete with its data verified, over the link that is left, and the
+# link groups must show the connections moved ("moved N" in
+# /sys/kernel/debug/smc/smcr-linkgroups, one line a link).
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/smcr_topo.sh"
+
+DEVS=/sys/kernel/debug/smc/rdma-devices
+LGRS=/sys/kernel/debug/smc/smcr-linkgroups
+XFER=$HERE/smc_xfer
+NCASES=11
+
+[ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
+[ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
+require_tools rdma ip sysctl python3
+mount_debugfs
+[ -r "$LGRS" ] || ktap_skip_all "no $LGRS"
+[ -x "$XFER" ] || ktap_skip_all "smc_xfer not built"
+smcr_topo_setup
+
+smcd_param=/sys/module/smc/parameters/smcd
+smcd_saved=$(cat $smcd_param)
+restore()
+{
+	python3 "$HERE/smc_pnetid.py" --flush >/dev/null 2>&1
+	echo "$smcd_saved" > $smcd_param
+	smcr_topo_cleanup
+}
+trap restore EXIT
+
+ktap_header $NCASES
+
+if ! smcr_topo_up || ! smcr_topo_up2; then
+	ktap_diag "$(rdma link show 2>&1)"
+	ktap_skip_all "the rxe test bed with two pairs does not come up"
+fi
+echo N > $smcd_param
+
+pnet()
+{
+	python3 "$HERE/smc_pnetid.py" "$@"
+}
+
+pnet --add SIDEA --ib "$SMCR_RXEA" --port 1 &&
+	pnet --add SIDEA --ib "$SMCR_RXEA2" --port 1 &&
+	pnet --add SIDEB --ib "$SMCR_RXEB" --port 1 &&
+	pnet --add SIDEB --ib "$SMCR_RXEB2" --port 1 ||
+	ktap_skip_all "PNET IDs cannot be set"
+
+export SMC_EXPECT_PATH=smcr
+export SMC_EXPECT_REASON=0
+
+# links ROLE: "dev state" of each link of the groups in ROLE, sorted
+links()
+{
+	sed -n "s/.* role $1 .* state \([a-z]*\) dev \([^ ]*\) .*/\2 \1/p" \
+		"$LGRS" | sort
+}
+
+# two_links: both groups have an active link on each of their devices
+two_links()
+{
+	[ "$(links client)" = "$(printf '%s active\n%s active' \
+		"$SMCR_RXEA" "$SMCR_RXEA2" | sort)" ] &&
+	[ "$(links server)" = "$(printf '%s active\n%s active' \
+		"$SMCR_RXEB" "$SMCR_RXEB2" | sort)" ]
+}
+
+# one_link RXEA RXEB: both groups have their one link left on these
+one_link()
+{
+	[ "$(links client)" = "$1 active" ] &&
+	[ "$(links server)" = "$2 active" ]
+}
+
+# moved ROLE: connections the group in ROLE moved to another link
+moved()
+{
+	sed -n "s/.* role $1 .* moved \([0-9]*\)$/\1/p" "$LGRS" | head -1
+}
+
+# xfer NAME N M [ADDR]: one verified connection A to B (or to ADDR),
+# N bytes up, M down
+xfer()
+{
+	local name=$1 port rc=0 ready=$tmp_dir/ready.$ktap_nr
+	local addr=${4:-$SMCR_B}
+
+	port=$(free_port)
+	"$XFER" -s "$addr" "$port" -n "$2" -m "$3" -t 60 -r "$ready" \
+		> "$tmp_dir/srv.out" 2>&1 &
+	local spid=$!
+	track $spid
+	wait_until 10 test -e "$ready" || rc=1
+	"$XFER" -c "$addr" "$port" -n "$2" -m "$3" -t 60 \
+		> "$tmp_dir/cli.out" 2>&1 || rc=1
+	wait $spid || rc=1
+	ktap_diag "$(cat "$tmp_dir/cli.out" "$tmp_dir/srv.out")"
+	ktap_result "$name" $rc
+}
+
+# pair_up 1|2: a pair up again, with the routes its down took away
+pair_up()
+{
+	if [ "$1" = 1 ]; then
+		ip link set "$SMCR_NETA" up && ip link set "$SMCR_NETB" up &&
+		ip route replace "$SMCR_B/32" dev "$SMCR_NETA" \
+			table $SMCR_TABLE_A &&
+		ip route replace "$SMCR_A/32" dev "$SMCR_NETB" \
+			table $SMCR_TABLE_B
+	else
+		ip link set "$SMCR_NETA2" up && ip link set "$SMCR_NETB2" up &&
+		ip route replace "$SMCR_B2/32" dev "$SMCR_NETA2" \
+			table $SMCR_TABLE_A2 &&
+		ip route replace "$SMCR_A2/32" dev "$SMCR_NETB2" \
+			table $SMCR_TABLE_B2
+	fi
+}
+
+# start_many TAG N BYTES: N transfers A to B of BYTES each way, running
+# once this returns (pids in many); they alternate over the links
+start_many()
+{
+	local i port
+
+	many=()
+	for i in $(seq "$2"); do
+		port=$(free_port)
+		"$XFER" -s "$SMCR_B" "$port" -n "$3" -m "$3" -S "$i" \
+			-t 240 -r "$tmp_dir/$1.r$i" > "$tmp_dir/$1.s$i" 2>&1 &
+		many+=($!)
+		track $!
+		wait_until 10 test -e "$tmp_dir/$1.r$i"
+		"$XFER" -c "$SMCR_B" "$port" -n "$3" -m "$3" -S "$i" \
+			-t 240 > "$tmp_dir/$1.c$i" 2>&1 &
+		many+=($!)
+		track $!
+	done
+	sleep 2
+}
+
+# end_many TAG: every transfer of start_many TAG succeeded
+end_many()
+{
+	local p rc=0
+
+	for p in "${many[@]}"; do
+		wait "$p" || rc=1
+	done
+	[ $rc -eq 0 ] ||
+		ktap_diag "$(cat "$tmp_dir/$1".[cs]* | grep -v ' ok$' | tail -20)"
+	return $rc
+}
+
+# 1: the first connection; the server then adds the second link
+xfer "A to B takes SMC-R, 1 MiB each way verified" 1048576 1048576
+rc=0
+wait_until 20 two_links || rc=1
+ktap_diag "$(cat "$LGRS")"
+ktap_result "the server adds a second link over the other devices" $rc
+
+# 2: later connections alternate over the two links: with traffic on
+# both, each device carries one QP
+rc=0
+for dev in "$SMCR_RXEA2" "$SMCR_RXEB2"; do
+	grep -q "^$dev .* qps .*1" "$DEVS" || rc=1
+done
+start_many spread 8 12000000
+end_many spread || rc=1
+ktap_result "8 transfers over a group of two links, verified" $rc
+
+# 3: the first pair goes down during 8 transfers: the connections on
+# its link move to the other one and complete
+base_c=$(moved client)
+base_s=$(moved server)
+start_many down1 4 100000000
+ip link set "$SMCR_NETA" down
+rc=0
+end_many down1 || rc=1
+wait_until 20 one_link "$SMCR_RXEA2" "$SMCR_RXEB2" || rc=1
+[ "$(moved client)" -gt "$base_c" ] && [ "$(moved server)" -gt "$base_s" ] ||
+	rc=1
+ktap_diag "$(cat "$LGRS")"
+ktap_result "first pair down under traffic: connections move, data verified" $rc
+
+# 4: new connections (from A2 to B2: A and B are cut off) go over the
+# link that is left, in the same group
+xfer "a new connection over the link that is left" 500000 500000 \
+	"$SMCR_B2"
+rc=0
+one_link "$SMCR_RXEA2" "$SMCR_RXEB2" || rc=1
+ktap_diag "$(cat "$LGRS")"
+ktap_result "it reused the group" $rc
+
+# 5: the pair comes back: the server adds the link again
+rc=0
+pair_up 1 || rc=1
+wait_until 30 two_links || rc=1
+ktap_diag "$(cat "$LGRS")"
+ktap_result "first pair up again: the second link comes back" $rc
+
+# 6: now the second pair goes down: the connections move back
+base_c=$(moved client)
+start_many down2 4 100000000
+ip link set "$SMCR_NETB2" down
+rc=0
+end_many down2 || rc=1
+wait_until 20 one_link "$SMCR_RXEA" "$SMCR_RXEB" || rc=1
+[ "$(moved client)" -gt "$base_c" ] || rc=1
+ktap_diag "$(cat "$LGRS")"
+ktap_result "second pair down under traffic: connections move back" $rc
+
+# 7: up again, then B's second device is deleted under traffic: the
+# group keeps its connections on the first link
+rc=0
+pair_up 2 || rc=1
+wait_until 30 two_links || rc=1
+start_many gone 4 100000000
+rdma link delete "$SMCR_RXEB2" || rc=1
+smcr_topo2_state=rxea
+end_many gone || rc=1
+wait_until 20 one_link "$SMCR_RXEA" "$SMCR_RXEB" || rc=1
+ktap_diag "$(cat "$LGRS")"
+ktap_result "B's second rxe deleted under traffic: connections stay" $rc
+
+# 8: nothing is left behind
+rc=0
+wait_until 20 sh -c "[ \"\$($SMC_PATH -c 2>/dev/null)\" = 0 ]" || rc=1
+wait_until 20 sh -c "! grep -qv ' conns 0 ' $LGRS" || rc=1
+ktap_result "no socket and no connection left" $rc
+
+# 9: and SMC-R still works
+xfer "SMC-R after all of it" 100000 100000
+
+ktap_finish
