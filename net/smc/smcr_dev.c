@@ -74,7 +74,7 @@ static void smcr_dev_read_ports(struct smcr_dev *dev)
 	char names[SMCR_PNET_PORTS][IFNAMSIZ] = {};
 	int ifindex[SMCR_PNET_PORTS] = {};
 	struct ib_device *ibdev = dev->ibdev;
-	unsigned long active = 0, lost, gained;
+	unsigned long active = 0, lost;
 	struct ib_port_attr attr;
 	u32 p;
 
@@ -92,7 +92,6 @@ static void smcr_dev_read_ports(struct smcr_dev *dev)
 	}
 	spin_lock_bh(&dev->lock);
 	lost = dev->ports_active & ~active;
-	gained = active & ~dev->ports_active;
 	dev->ports_active = active;
 	memcpy(dev->ndev_ifindex, ifindex, sizeof(ifindex));
 	memcpy(dev->ndev_name, names, sizeof(names));
@@ -100,8 +99,11 @@ static void smcr_dev_read_ports(struct smcr_dev *dev)
 	/* the links on a port that went down fail now, not at a timeout */
 	for_each_set_bit(p, &lost, SMCR_MAX_PORTS)
 		smcr_lgrs_port_down(dev, p + 1);
-	/* a port that came up may carry a second link */
-	if (gained)
+	/*
+	 * A port that came up, or a GID that came back (after the port,
+	 * on rxe), may carry a second link
+	 */
+	if (active)
 		smcr_lgrs_port_up(dev);
 }
 
@@ -310,73 +312,6 @@ static bool smcr_dev_pnet_ok(struct smcr_dev *dev, u32 port,
 	return !strncmp(dev->pnetid[port - 1], pnetid, SMC_PNETID_LEN);
 }
 
-/* Look for the RoCEv2 GID ::ffff:@addr on an active port of @dev */
-static int smcr_dev_find_gid(struct smcr_dev *dev, __be32 addr,
-			     const char *pnetid, struct smcr_gid_info *gi)
-{
-	struct ib_device *ibdev = dev->ibdev;
-	const struct ib_gid_attr *ga;
-	struct ib_port_attr attr;
-	struct in6_addr want;
-	u32 p;
-	int i;
-
-	ipv6_addr_set_v4mapped(addr, &want);
-	rdma_for_each_port(ibdev, p) {
-		if (p > SMCR_MAX_PORTS || !rdma_protocol_roce(ibdev, p) ||
-		    !test_bit(p - 1, &dev->ports_active) ||
-		    !smcr_dev_pnet_ok(dev, p, pnetid) ||
-		    ib_query_port(ibdev, p, &attr) ||
-		    attr.state != IB_PORT_ACTIVE)
-			continue;
-		for (i = 0; i < attr.gid_tbl_len; i++) {
-			ga = rdma_get_gid_attr(ibdev, p, i);
-			if (IS_ERR(ga))
-				continue;
-			if (ga->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP ||
-			    memcmp(&ga->gid, &want, sizeof(want)) ||
-			    rdma_read_gid_l2_fields(ga, NULL, gi->mac)) {
-				rdma_put_gid_attr(ga);
-				continue;
-			}
-			gi->port = p;
-			gi->sgid_index = ga->index;
-			memcpy(gi->gid, &ga->gid, sizeof(gi->gid));
-			gi->mtu = attr.active_mtu;
-			rdma_put_gid_attr(ga);
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-/*
- * The RDMA device, port and GID for a connection from the local IPv4
- * address @addr: a RoCEv2 GID of that address on an active port whose
- * PNET ID, if it has one, is the interface's (@pnetid, may be NULL).
- * On success gi->dev holds a reference.
- */
-int smcr_dev_find_v4(__be32 addr, const char *pnetid,
-		     struct smcr_gid_info *gi)
-{
-	struct smcr_dev *dev;
-	int rc = -ENODEV;
-
-	mutex_lock(&smcr_devs_lock);
-	list_for_each_entry(dev, &smcr_devs, node) {
-		if (dev->fatal || dev->gone)
-			continue;
-		if (!smcr_dev_find_gid(dev, addr, pnetid, gi)) {
-			refcount_inc(&dev->refs);
-			gi->dev = dev;
-			rc = 0;
-			break;
-		}
-	}
-	mutex_unlock(&smcr_devs_lock);
-	return rc;
-}
-
 /* Is the IPv4 address of GID @ga in the subnet of @addr (RCU held)? */
 static bool smcr_dev_gid_subnet(const struct ib_gid_attr *ga, __be32 addr)
 {
@@ -400,22 +335,56 @@ static bool smcr_dev_gid_subnet(const struct ib_gid_attr *ga, __be32 addr)
 	return false;
 }
 
-/* A RoCEv2 GID of @dev in the subnet of @addr, on a port of @pnetid */
-static int smcr_dev_find_subnet(struct smcr_dev *dev, __be32 addr,
-				const char *pnetid, struct smcr_gid_info *gi)
+/* What a GID scan of a device looks for */
+struct smcr_gid_want {
+	__be32		addr;
+	bool		subnet;		/* a GID in addr's subnet, not addr's */
+	const char	*pnetid;
+	bool		same_pnet;	/* the port's PNET ID is pnetid */
+};
+
+static bool smcr_dev_port_wanted(struct smcr_dev *dev, u32 p,
+				 const struct smcr_gid_want *w)
+{
+	if (!w->same_pnet)
+		return smcr_dev_pnet_ok(dev, p, w->pnetid);
+	return !strncmp(p <= SMCR_PNET_PORTS ? dev->pnetid[p - 1] : "",
+			w->pnetid, SMC_PNETID_LEN);
+}
+
+static bool smcr_dev_gid_wanted(const struct ib_gid_attr *ga,
+				const struct smcr_gid_want *w)
+{
+	struct in6_addr want;
+	bool match;
+
+	if (ga->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return false;
+	if (!w->subnet) {
+		ipv6_addr_set_v4mapped(w->addr, &want);
+		return !memcmp(&ga->gid, &want, sizeof(want));
+	}
+	rcu_read_lock();
+	match = smcr_dev_gid_subnet(ga, w->addr);
+	rcu_read_unlock();
+	return match;
+}
+
+/* A RoCEv2 GID of an active port of @dev as @w says, into @gi */
+static int smcr_dev_find_gid(struct smcr_dev *dev,
+			     const struct smcr_gid_want *w,
+			     struct smcr_gid_info *gi)
 {
 	struct ib_device *ibdev = dev->ibdev;
 	const struct ib_gid_attr *ga;
 	struct ib_port_attr attr;
-	bool match;
 	u32 p;
 	int i;
 
 	rdma_for_each_port(ibdev, p) {
 		if (p > SMCR_MAX_PORTS || !rdma_protocol_roce(ibdev, p) ||
 		    !test_bit(p - 1, &dev->ports_active) ||
-		    strncmp(p <= SMCR_PNET_PORTS ? dev->pnetid[p - 1] : "",
-			    pnetid, SMC_PNETID_LEN) ||
+		    !smcr_dev_port_wanted(dev, p, w) ||
 		    ib_query_port(ibdev, p, &attr) ||
 		    attr.state != IB_PORT_ACTIVE)
 			continue;
@@ -423,11 +392,8 @@ static int smcr_dev_find_subnet(struct smcr_dev *dev, __be32 addr,
 			ga = rdma_get_gid_attr(ibdev, p, i);
 			if (IS_ERR(ga))
 				continue;
-			rcu_read_lock();
-			match = ga->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
-				smcr_dev_gid_subnet(ga, addr);
-			rcu_read_unlock();
-			if (!match || rdma_read_gid_l2_fields(ga, NULL, gi->mac)) {
+			if (!smcr_dev_gid_wanted(ga, w) ||
+			    rdma_read_gid_l2_fields(ga, NULL, gi->mac)) {
 				rdma_put_gid_attr(ga);
 				continue;
 			}
@@ -442,6 +408,42 @@ static int smcr_dev_find_subnet(struct smcr_dev *dev, __be32 addr,
 	return -ENOENT;
 }
 
+/* A device (but @not) with a GID as @w says: 0 and gi->dev referenced */
+static int smcr_dev_find(const struct smcr_gid_want *w,
+			 const struct smcr_dev *not, struct smcr_gid_info *gi)
+{
+	struct smcr_dev *dev;
+	int rc = -ENODEV;
+
+	mutex_lock(&smcr_devs_lock);
+	list_for_each_entry(dev, &smcr_devs, node) {
+		if (dev == not || dev->fatal || dev->gone)
+			continue;
+		if (!smcr_dev_find_gid(dev, w, gi)) {
+			refcount_inc(&dev->refs);
+			gi->dev = dev;
+			rc = 0;
+			break;
+		}
+	}
+	mutex_unlock(&smcr_devs_lock);
+	return rc;
+}
+
+/*
+ * The RDMA device, port and GID for a connection from the local IPv4
+ * address @addr: a RoCEv2 GID of that address on an active port whose
+ * PNET ID, if it has one, is the interface's (@pnetid, may be NULL).
+ * On success gi->dev holds a reference.
+ */
+int smcr_dev_find_v4(__be32 addr, const char *pnetid,
+		     struct smcr_gid_info *gi)
+{
+	struct smcr_gid_want w = { .addr = addr, .pnetid = pnetid };
+
+	return smcr_dev_find(&w, NULL, gi);
+}
+
 /*
  * A GID for the second link of a group whose first link uses @gid on
  * port @not_port of @not_dev: on another device, on a port with the
@@ -452,28 +454,18 @@ int smcr_dev_find_alt(const u8 *gid, struct smcr_dev *not_dev, u8 not_port,
 		      struct smcr_gid_info *gi)
 {
 	char pnetid[SMC_PNETID_LEN + 1] = "";
-	struct smcr_dev *dev;
+	struct smcr_gid_want w = {
+		.subnet = true, .pnetid = pnetid, .same_pnet = true,
+	};
 	struct in6_addr a;
-	int rc = -ENODEV;
 
 	memcpy(&a, gid, sizeof(a));
 	if (!ipv6_addr_v4mapped(&a))
 		return -EINVAL;
+	w.addr = a.s6_addr32[3];
 	if (not_port <= SMCR_PNET_PORTS)
 		strscpy(pnetid, not_dev->pnetid[not_port - 1], sizeof(pnetid));
-	mutex_lock(&smcr_devs_lock);
-	list_for_each_entry(dev, &smcr_devs, node) {
-		if (dev == not_dev || dev->fatal || dev->gone)
-			continue;
-		if (!smcr_dev_find_subnet(dev, a.s6_addr32[3], pnetid, gi)) {
-			refcount_inc(&dev->refs);
-			gi->dev = dev;
-			rc = 0;
-			break;
-		}
-	}
-	mutex_unlock(&smcr_devs_lock);
-	return rc;
+	return smcr_dev_find(&w, not_dev, gi);
 }
 
 /* Is @gid (an IPv4-mapped RoCEv2 GID) one of this host's? */
