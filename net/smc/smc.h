@@ -120,6 +120,14 @@ struct smc_conn {
 	u32			peer_alert;	/* peer's token, in our CDCs */
 	/* no link can carry the connection any more: senders give up */
 	bool			tx_dead;
+	/* under tx_lock: moving to another link (no sends meanwhile), a
+	 * reservation dropped for it, torn down (a move leaves it alone)
+	 */
+	bool			tx_moving;
+	bool			tx_owed;
+	bool			torn;
+	/* the peer writes no more into our RMB (rx_lock) */
+	bool			peer_stopped;
 	/* released by the application before the peer was done writing */
 	bool			orphan;		/* under rx_lock */
 	bool			release_queued;	/* under rx_lock */
@@ -174,6 +182,9 @@ struct smc_cdc_view {
 	struct smc_cursor	cons;
 	u8			prod_flags;
 	u8			conn_state_flags;
+	/* SMC-R: the CDC's sequence number; an older one is dropped */
+	bool			has_seq;
+	u16			seq;
 };
 
 /* What TCP calls urg_data: none, valid (not read by MSG_OOB), read */
@@ -421,9 +432,10 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs);
 void smcr_conn_teardown(struct smc_sock *smc);
 void smcr_conn_release(struct smc_sock *smc);
 void smcr_conn_peer_done(struct smc_sock *smc);
-int smcr_conn_failover(struct smc_sock *smc, struct smcr_link *from,
-		       struct smcr_link *to);
+int smcr_conn_failover(struct smc_sock *smc, struct smcr_lgr *lgr,
+		       struct smcr_link *from, struct smcr_link *to);
 void smcr_conn_lost(struct smc_sock *smc);
+void smcr_conn_hold(struct smc_sock *smc, struct smcr_link *from);
 int smcr_tx_prepare(struct smc_sock *smc, bool killable);
 void smcr_tx_write(struct smc_sock *smc);
 

@@ -101,6 +101,16 @@ void smc_conn_rx_cdc(struct smc_sock *smc, const struct smc_cdc_view *in)
 	u8 news;
 
 	smc_rx_write_lock(c);
+	if (h.has_seq) {
+		/* a connection's CDCs may come over two links at once */
+		if (c->cdc_rx_seq_valid &&
+		    smc_cdc_seq_older(c->cdc_rx_seq, h.seq)) {
+			smc_rx_write_unlock(c);
+			return;
+		}
+		c->cdc_rx_seq = h.seq;
+		c->cdc_rx_seq_valid = true;
+	}
 	if (smc_rx_cdc_bad(c, &h)) {
 		/* take nothing from it, treat it as an abort */
 		h.conn_state_flags = SMC_CDC_CS_ABORT;

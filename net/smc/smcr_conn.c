@@ -200,13 +200,18 @@ void smcr_conn_teardown(struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
 	struct smcr_lgr *lgr = c->rlgr;
+	struct smcr_slot *slot;
 
 	if (!lgr)
 		return;
-	if (c->tx_slot) {
-		smcr_slot_put(c->tx_slot);
-		c->tx_slot = NULL;
-	}
+	/* a move of the connection finds it gone and leaves it alone */
+	spin_lock_bh(&c->tx_lock);
+	c->torn = true;
+	slot = c->tx_slot;
+	c->tx_slot = NULL;
+	spin_unlock_bh(&c->tx_lock);
+	if (slot)
+		smcr_slot_put(slot);
 	/*
 	 * Out of the token table first.  A CDC handler that found us just
 	 * before may still read rx_data: it stays valid, the buffer
@@ -226,14 +231,14 @@ void smcr_conn_teardown(struct smc_sock *smc)
 }
 
 /*
- * Has the peer stopped writing into our RMB?  rx_lock held.  A failed
- * link is not enough: the peer goes on over the other one.
+ * Has the peer stopped writing into our RMB?  rx_lock held.  Only its
+ * own word counts, or the end of the group (no QP is left): not a
+ * failed link (the peer goes on over the other one), nor an abort of
+ * ours it has not heard of.
  */
 static bool smcr_peer_stopped(const struct smc_conn *c)
 {
-	return (c->peer_conn_flags & (SMC_CDC_CS_DONE_WRITING |
-				      SMC_CDC_CS_CLOSED | SMC_CDC_CS_ABORT)) ||
-	       READ_ONCE(c->tx_dead);
+	return c->peer_stopped;
 }
 
 static void smcr_conn_release_work(struct work_struct *work)
@@ -389,7 +394,7 @@ static int smcr_server_first_link(struct smcr_lgr *lgr)
 	smcr_lgr_publish(lgr);
 	/* a second link, when both sides have another device */
 	if (lgr->max_links >= SMCR_LINKS)
-		smcr_lgr_want_add(lgr);
+		smcr_lgr_want_add(lgr, false);
 	return 0;
 }
 
@@ -709,8 +714,8 @@ out_teardown:
  * A slot for the next CDC of the connection: may wait up to
  * SMCR_SLOT_WAIT when the link's send queue is full, killable for
  * sendmsg (@killable) but not for the close flags, which must reach
- * the peer.  When the link fails, the wait goes on until the
- * connection has moved to the other link.  smc sock lock held: one
+ * the peer.  While the connection moves off a failed link, the wait
+ * goes on until it is on the other one.  smc sock lock held: one
  * reservation per connection.
  */
 int smcr_tx_prepare(struct smc_sock *smc, bool killable)
@@ -724,26 +729,30 @@ int smcr_tx_prepare(struct smc_sock *smc, bool killable)
 	if (c->tx_slot)
 		return 0;
 	for (;;) {
+		if (READ_ONCE(c->tx_dead))
+			return -EPIPE;
 		link = READ_ONCE(c->link);
-		slot = __smcr_slot_get(link, true, killable);
-		if (!IS_ERR(slot)) {
-			spin_lock_bh(&c->tx_lock);
-			taken = c->link == link;
-			if (taken)
-				c->tx_slot = slot;
-			spin_unlock_bh(&c->tx_lock);
-			if (taken)
-				return 0;
-			smcr_slot_put(slot);	/* moved meanwhile */
-			continue;
+		if (!READ_ONCE(c->tx_moving)) {
+			slot = __smcr_slot_get(link, true, killable);
+			if (!IS_ERR(slot)) {
+				spin_lock_bh(&c->tx_lock);
+				taken = c->link == link && !c->tx_moving;
+				if (taken)
+					c->tx_slot = slot;
+				spin_unlock_bh(&c->tx_lock);
+				if (taken)
+					return 0;
+				smcr_slot_put(slot);	/* moving meanwhile */
+				continue;
+			}
+			if (PTR_ERR(slot) == -EINTR)
+				return -EINTR;
 		}
-		if (PTR_ERR(slot) == -EINTR)
-			return -EINTR;
 		if (!wait_event_timeout(lgr->moved_wq,
-					READ_ONCE(c->link) != link ||
+					(READ_ONCE(c->link) != link &&
+					 !READ_ONCE(c->tx_moving)) ||
 					READ_ONCE(c->tx_dead),
-					SMCR_FAILOVER_WAIT) ||
-		    READ_ONCE(c->tx_dead))
+					SMCR_FAILOVER_WAIT))
 			return -EPIPE;
 	}
 }
@@ -800,7 +809,11 @@ static void __smcr_tx_write(struct smc_sock *smc, struct smcr_slot *slot)
 	c->tx_prod_sent = m.prod;
 }
 
-/* Send what smc_tx_prepare() reserved a slot for.  tx_lock held */
+/*
+ * Send what smc_tx_prepare() reserved a slot for.  tx_lock held.  A
+ * connection on the move sends nothing: the move sends it all over the
+ * new link, and owes the sender a slot there.
+ */
 void smcr_tx_write(struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
@@ -809,20 +822,24 @@ void smcr_tx_write(struct smc_sock *smc)
 	if (!slot)
 		return;
 	c->tx_slot = NULL;
+	if (c->tx_moving || slot->link != c->link) {
+		smcr_slot_put(slot);
+		c->tx_owed = true;
+		return;
+	}
 	__smcr_tx_write(smc, slot);
 }
 
 /*
- * The peer lost CDC messages of ours that completed (its failover
- * validation said so), or the connection cannot move: it is aborted,
- * as upstream does.
+ * The connection is broken for us (the peer's failover validation says
+ * it lost messages of ours, or it could not move): readers and writers
+ * see the abort.  Our close then tells the peer.
  */
 void smcr_conn_lost(struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
 	struct smc_cdc_view v = {};
 
-	WRITE_ONCE(c->tx_dead, true);
 	smc_rx_write_lock(c);
 	v.prod = c->peer_prod;
 	v.cons = c->peer_cons;
@@ -830,67 +847,111 @@ void smcr_conn_lost(struct smc_sock *smc)
 	smc_rx_write_unlock(c);
 	v.conn_state_flags = SMC_CDC_CS_ABORT;
 	smc_conn_rx_cdc(smc, &v);
-	smcr_conn_peer_done(smc);
 }
 
 /*
- * Move @smc's connection from the failed link @from to @to.  Whatever
- * went over @from after the peer's last consumer cursor we know of is
- * written again: those bytes are still in our send buffer (we never
- * overwrite what the peer has not consumed), and their offsets are the
- * same in the peer's RMB.  A validation CDC first (the peer checks it
- * lost nothing it should have), then one with the cursors and flags,
- * which repeats whatever the lost messages said.  Process context.
+ * First step of a move off the failed link @from: the connection sends
+ * no more (a reservation it holds there is given back, and owed), so
+ * that @from can be stopped before anything is written again.
  */
-int smcr_conn_failover(struct smc_sock *smc, struct smcr_link *from,
-		       struct smcr_link *to)
+void smcr_conn_hold(struct smc_sock *smc, struct smcr_link *from)
 {
-	struct smcr_slot *check = NULL, *push = NULL;
+	struct smc_conn *c = &smc->conn;
+	struct smcr_slot *slot = NULL;
+
+	spin_lock_bh(&c->tx_lock);
+	if (!c->torn && c->link == from) {
+		c->tx_moving = true;
+		slot = c->tx_slot;
+		c->tx_slot = NULL;
+		c->tx_owed |= !!slot;
+	}
+	spin_unlock_bh(&c->tx_lock);
+	if (slot)
+		smcr_slot_put(slot);
+}
+
+/*
+ * Move the connection of @smc, held by smcr_conn_hold(), from @from
+ * (stopped: nothing of it lands any more) to @to.  Whatever went over
+ * @from after the peer's last consumer cursor we know of is written
+ * again: those bytes are still in our send buffer (we never overwrite
+ * what the peer has not consumed), at the same offsets as in the
+ * peer's RMB.  A validation CDC first (the peer checks it lost nothing
+ * it should have), then one with the cursors and flags, which repeats
+ * whatever the lost messages said.  If it cannot move (no rkey of the
+ * peer's RMB on @to, no slot there), it is aborted, and the peer told
+ * if a slot allows.  0 when moved.  Process context.
+ */
+int smcr_conn_failover(struct smc_sock *smc, struct smcr_lgr *lgr,
+		       struct smcr_link *from, struct smcr_link *to)
+{
+	struct smcr_slot *slot[3] = {};
 	struct smc_conn *c = &smc->conn;
 	struct smcr_cdc_msg m = {};
 	struct smc_cursor cons;
-	u64 addr;
-	u32 rkey;
+	bool known = true;
+	int i, rc = 0;
+	u64 addr = 0;
+	u32 rkey = 0;
 
-	if (c->rtok >= 0 &&
-	    !smcr_rtok_get_link(c->rlgr, c->rtok, to->idx, &rkey, &addr))
-		goto lost;
-	if (c->tx_data) {
-		check = __smcr_slot_get(to, true, false);
-		push = IS_ERR(check) ? check : __smcr_slot_get(to, true, false);
-		if (IS_ERR(check) || IS_ERR(push))
-			goto lost;
+	for (i = 0; i < ARRAY_SIZE(slot); i++) {
+		slot[i] = __smcr_slot_get(to, true, false);
+		if (IS_ERR(slot[i])) {
+			slot[i] = NULL;
+			break;
+		}
 	}
 	cons = smc_rx_curs(c, &c->peer_cons);
 	spin_lock_bh(&c->tx_lock);
-	if (c->tx_slot) {
-		smcr_slot_put(c->tx_slot);
-		c->tx_slot = NULL;
+	if (c->torn || c->link != from) {
+		spin_unlock_bh(&c->tx_lock);
+		goto out;
 	}
+	if (c->rtok >= 0)
+		known = smcr_rtok_get_link(lgr, c->rtok, to->idx, &rkey,
+					   &addr);
 	WRITE_ONCE(c->link, to);
-	if (c->rtok >= 0) {
-		c->peer_rkey = rkey;
-		c->peer_rmb_addr = addr;
+	if (!known || !slot[2]) {
+		/* a CDC with the abort and no data, if we can */
+		WRITE_ONCE(c->tx_dead, true);
+		c->tx_conn_flags |= SMC_CDC_CS_ABORT;
+		if (c->tx_data && slot[0]) {
+			c->tx_prod_sent = c->tx_prod;
+			__smcr_tx_write(smc, slot[0]);
+			slot[0] = NULL;
+		}
+		rc = -ENOLINK;
+	} else {
+		if (c->rtok >= 0) {
+			c->peer_rkey = rkey;
+			c->peer_rmb_addr = addr;
+		}
+		if (c->tx_data) {
+			c->tx_prod_sent = cons;
+			m.seqno = READ_ONCE(c->cdc_tx_done);
+			m.token = c->peer_alert;
+			m.prod_flags = SMC_CDC_PF_FAILOVER;
+			smcr_cdc_build(slot[0]->buf, SMCR_SLOT_LEN, &m);
+			smcr_slot_post(slot[0], NULL, 0);
+			__smcr_tx_write(smc, slot[1]);
+			slot[0] = NULL;
+			slot[1] = NULL;
+		}
+		if (c->tx_owed && !c->tx_slot) {
+			c->tx_slot = slot[2];
+			slot[2] = NULL;
+		}
 	}
-	if (check) {
-		c->tx_prod_sent = cons;
-		m.seqno = READ_ONCE(c->cdc_tx_done);
-		m.token = c->peer_alert;
-		m.prod_flags = SMC_CDC_PF_FAILOVER;
-		smcr_cdc_build(check->buf, SMCR_SLOT_LEN, &m);
-		smcr_slot_post(check, NULL, 0);
-		__smcr_tx_write(smc, push);
-	}
+	c->tx_owed = false;
+	c->tx_moving = false;
 	spin_unlock_bh(&c->tx_lock);
-	wake_up_all(&c->rlgr->moved_wq);
-	return 0;
-
-lost:
-	if (!IS_ERR_OR_NULL(check))
-		smcr_slot_put(check);
-	if (!IS_ERR_OR_NULL(push))
-		smcr_slot_put(push);
-	smcr_conn_lost(smc);
-	wake_up_all(&c->rlgr->moved_wq);
-	return -ENOLINK;
+	if (rc)
+		smcr_conn_lost(smc);
+out:
+	for (i = 0; i < ARRAY_SIZE(slot); i++)
+		if (slot[i])
+			smcr_slot_put(slot[i]);
+	wake_up_all(&lgr->moved_wq);
+	return rc;
 }

@@ -126,8 +126,11 @@ static void smcr_lgr_abort_conns(struct smcr_lgr *lgr)
 	rcu_read_lock();
 	xa_for_each(&lgr->conns_by_token, token, smc) {
 		WRITE_ONCE(smc->conn.tx_dead, true);
-		/* as if the peer had aborted: readers and writers wake */
+		/* as if the peer had aborted: readers and writers wake; its
+		 * writes are over, with the QPs
+		 */
 		smc_rx_write_lock(&smc->conn);
+		smc->conn.peer_stopped = true;
 		v.prod = smc->conn.peer_prod;
 		v.cons = smc->conn.peer_cons;
 		v.prod_flags = smc->conn.peer_prod_flags;
@@ -244,11 +247,15 @@ void smcr_lgr_kick(struct smcr_lgr *lgr)
 		smcr_lgr_put(lgr);
 }
 
-/* Server: let the LLC work look for a second link */
-void smcr_lgr_want_add(struct smcr_lgr *lgr)
+/*
+ * Server: let the LLC work look for a second link; with @fresh (a port
+ * came up), even after failed tries
+ */
+void smcr_lgr_want_add(struct smcr_lgr *lgr, bool fresh)
 {
 	spin_lock_bh(&lgr->ev_lock);
 	lgr->want_add = true;
+	lgr->add_fresh |= fresh;
 	spin_unlock_bh(&lgr->ev_lock);
 	smcr_lgr_kick(lgr);
 }
@@ -348,6 +355,9 @@ void smcr_lgr_publish(struct smcr_lgr *lgr)
 	mutex_lock(&smcr_lgrs_lock);
 	lgr->ready = true;
 	mutex_unlock(&smcr_lgrs_lock);
+	/* a link that failed meanwhile was left for now: see to it */
+	if (smcr_lgr_active_link(lgr, NULL) != lgr->links[0])
+		smcr_lgr_kick(lgr);
 }
 
 /* A new group that never carried a connection goes away */
@@ -468,7 +478,9 @@ int smcr_lgr_add_conn(struct smcr_lgr *lgr, struct smc_sock *smc,
 	mutex_lock(&smcr_lgrs_lock);
 	if (!link)
 		link = smcr_lgr_pick_link(lgr);
-	if (lgr->gone || lgr->conns >= lgr->max_conns || !link) {
+	/* a link on its way out takes no new connection */
+	if (lgr->gone || lgr->conns >= lgr->max_conns || !link ||
+	    (lgr->ready && READ_ONCE(link->state) != SMCR_LINK_ACTIVE)) {
 		mutex_unlock(&smcr_lgrs_lock);
 		return -EBUSY;
 	}
@@ -566,18 +578,19 @@ void smcr_lgr_rx_cdc(struct smcr_lgr *lgr, const u8 *buf, u32 len)
 			smcr_conn_lost(smc);
 		goto out;
 	}
-	/* CDCs of a connection arrive on one CQ, one at a time */
-	if (c->cdc_rx_seq_valid && smc_cdc_seq_older(c->cdc_rx_seq, m.seqno))
-		goto out;
-	c->cdc_rx_seq = m.seqno;
-	c->cdc_rx_seq_valid = true;
 	v.prod = m.prod;
 	v.cons = m.cons;
 	v.prod_flags = m.prod_flags;
 	v.conn_state_flags = m.conn_state_flags;
+	v.has_seq = true;
+	v.seq = m.seqno;
 	smc_conn_rx_cdc(smc, &v);
-	if (v.conn_state_flags)
+	if (v.conn_state_flags) {
+		smc_rx_write_lock(c);
+		c->peer_stopped = true;
+		smc_rx_write_unlock(c);
 		smcr_conn_peer_done(smc);
+	}
 out:
 	rcu_read_unlock();
 }
@@ -611,7 +624,7 @@ void smcr_lgrs_port_up(struct smcr_dev *dev)
 		    lgr->max_links < SMCR_LINKS ||
 		    smcr_lgr_link_slot(lgr) < 0)
 			continue;
-		smcr_lgr_want_add(lgr);
+		smcr_lgr_want_add(lgr, true);
 	}
 	mutex_unlock(&smcr_lgrs_lock);
 }
@@ -665,7 +678,7 @@ void smcr_lgrs_dev_gone(struct smcr_dev *dev)
 			smcr_link_down(link);
 			wait_event_timeout(lgr->moved_wq,
 					   !smcr_lgr_dev_link(lgr, dev, false),
-					   SMCR_SLOT_WAIT);
+					   SMCR_MOVE_WAIT);
 		}
 		/* no other link, or the move did not finish in time */
 		if (smcr_lgr_dev_link(lgr, dev, false))

@@ -61,7 +61,10 @@ struct smcr_dev;
 #define SMCR_LLC_WAIT		(2 * HZ)	/* an LLC response */
 #define SMCR_CONFIRM_WAIT	(4 * HZ)	/* client: first CONFIRM LINK */
 #define SMCR_ADD_WAIT		(5 * HZ)	/* CONFIRM LINK of an added link */
-#define SMCR_FAILOVER_WAIT	(10 * HZ)	/* a sender waits for the move */
+#define SMCR_FAILOVER_WAIT	(30 * HZ)	/* a sender waits for the move */
+#define SMCR_MOVE_WAIT		(25 * HZ)	/* device removal waits for it */
+#define SMCR_ADD_TRIES		3	/* failed adds before we wait for a port */
+#define SMCR_EVENTS_MAX		64	/* queued LLC requests of a group */
 #define SMCR_DRAIN_WAIT		(5 * HZ)
 #define SMCR_TESTLINK_IDLE	(30 * HZ)	/* quiet link: TEST LINK */
 
@@ -218,6 +221,9 @@ struct smcr_lgr {
 	spinlock_t		ev_lock;
 	struct list_head	events;
 	bool			want_add;	/* server: seek a second link */
+	bool			add_fresh;	/* a port came up: try again */
+	u8			add_fails;	/* in a row, under llc_flow */
+	unsigned int		nevents;	/* under ev_lock */
 	struct work_struct	ev_work;
 	wait_queue_head_t	moved_wq;	/* a connection changed link */
 
@@ -288,7 +294,7 @@ int smcr_lgr_link_slot(struct smcr_lgr *lgr);
 void smcr_lgr_link_set(struct smcr_lgr *lgr, unsigned int idx,
 		       struct smcr_link *link);
 void smcr_lgr_kick(struct smcr_lgr *lgr);
-void smcr_lgr_want_add(struct smcr_lgr *lgr);
+void smcr_lgr_want_add(struct smcr_lgr *lgr, bool fresh);
 bool smcr_lgr_ended(struct smcr_lgr *lgr);
 
 /* smcr_buf.c */

@@ -287,6 +287,13 @@ static void smcr_llc_queue(struct smcr_link *link, const u8 *buf, u32 len)
 	ev->len = len;
 	memcpy(ev->buf, buf, len);
 	spin_lock_bh(&lgr->ev_lock);
+	/* a peer flooding us with requests loses some */
+	if (lgr->nevents >= SMCR_EVENTS_MAX) {
+		spin_unlock_bh(&lgr->ev_lock);
+		kfree(ev);
+		return;
+	}
+	lgr->nevents++;
 	list_add_tail(&ev->node, &lgr->events);
 	spin_unlock_bh(&lgr->ev_lock);
 	smcr_lgr_kick(lgr);
@@ -321,7 +328,7 @@ void smcr_llc_rx(struct smcr_link *link, const struct smc_llc_msg *in,
 		break;
 	case SMC_LLC_REQ_ADD_LINK:
 		if (lgr->role == SMCR_LGR_SERVER)
-			smcr_lgr_want_add(lgr);
+			smcr_lgr_want_add(lgr, false);
 		break;
 	case SMC_LLC_DELETE_LINK:
 		smcr_llc_queue(link, buf, min_t(u32, len, SMC_LLC_MSG_LEN));
@@ -375,9 +382,10 @@ static void smcr_llc_unlink(struct smcr_lgr *lgr, struct smcr_link *link)
 {
 	smcr_link_set_down(link);
 	smcr_link_stop(link);
+	/* out of links[] first: no new buffer is mapped on it after */
+	smcr_lgr_link_set(lgr, link->idx, NULL);
 	smcr_bufs_unmap_link(lgr, link);
 	smcr_link_release(link);
-	smcr_lgr_link_set(lgr, link->idx, NULL);
 	smcr_rtoks_drop_link(lgr, link->idx);
 	list_add(&link->dead, &lgr->dead_links);
 	wake_up_all(&lgr->moved_wq);
@@ -484,10 +492,13 @@ static void smcr_llc_srv_add_link(struct smcr_lgr *lgr)
 
 	idx = smcr_lgr_link_slot(lgr);
 	link = smcr_lgr_active_link(lgr, NULL);
-	if (lgr->max_links < SMCR_LINKS || idx < 0 || !link)
+	if (lgr->max_links < SMCR_LINKS || idx < 0 || !link ||
+	    lgr->add_fails >= SMCR_ADD_TRIES)
 		return;
 	if (smcr_dev_find_alt(lgr->home_gid, link->dev, link->port, &gi))
 		return;
+	/* counted until it works: a client that refuses stops us */
+	lgr->add_fails++;
 	nl = smcr_llc_new_link(lgr, idx, &gi, smcr_llc_next_id(lgr));
 	smcr_dev_put(gi.dev);
 	if (IS_ERR(nl))
@@ -522,6 +533,7 @@ static void smcr_llc_srv_add_link(struct smcr_lgr *lgr)
 	if (rc || !(m.hdr.flags & SMC_LLC_FLAG_NO_RMBE_EYEC) ||
 	    smcr_link_activate(nl))
 		goto out_delete;
+	lgr->add_fails = 0;
 	kfree(raw);
 	kfree(rk);
 	return;
@@ -633,8 +645,14 @@ static bool smcr_llc_remove_link(struct smcr_lgr *lgr, struct smcr_link *link,
 		return false;
 	}
 	n = smcr_lgr_link_conns(lgr, link, socks, SMCR_RTOKS);
+	/* nothing more goes out over the link, and nothing in flight
+	 * lands after what is written again over the other
+	 */
+	for (i = 0; i < n; i++)
+		smcr_conn_hold(socks[i], link);
+	smcr_link_stop(link);
 	for (i = 0; i < n; i++) {
-		if (!smcr_conn_failover(socks[i], link, other))
+		if (!smcr_conn_failover(socks[i], lgr, link, other))
 			lgr->moved++;
 		sock_put(&socks[i]->sk);
 	}
@@ -718,8 +736,10 @@ static struct smcr_llc_ev *smcr_llc_next_ev(struct smcr_lgr *lgr)
 	spin_lock_bh(&lgr->ev_lock);
 	ev = list_first_entry_or_null(&lgr->events, struct smcr_llc_ev,
 				      node);
-	if (ev)
+	if (ev) {
 		list_del(&ev->node);
+		lgr->nevents--;
+	}
 	spin_unlock_bh(&lgr->ev_lock);
 	return ev;
 }
@@ -731,6 +751,9 @@ static bool smcr_llc_take_want_add(struct smcr_lgr *lgr)
 	spin_lock_bh(&lgr->ev_lock);
 	want = lgr->want_add;
 	lgr->want_add = false;
+	if (lgr->add_fresh)
+		lgr->add_fails = 0;
+	lgr->add_fresh = false;
 	spin_unlock_bh(&lgr->ev_lock);
 	return want;
 }
