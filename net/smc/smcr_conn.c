@@ -677,6 +677,15 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 		reason = SMC_CLC_DECL_RELEASEERR;
 		goto out_decline_reason;
 	}
+	/* the client takes our limits as they are, or not at all */
+	if (first && lgr->release >= SMC_CLC_RELEASE_1 &&
+	    (a->fce.max_conns != lgr->max_conns ||
+	     a->fce.max_links != lgr->max_links)) {
+		rc = 0;
+		reason = a->fce.max_conns != lgr->max_conns ?
+			 SMC_CLC_DECL_MAXCONNERR : SMC_CLC_DECL_MAXLINKERR;
+		goto out_decline_reason;
+	}
 	rc = smcr_conn_peer(&child->conn,
 			    first ? lgr->links[0] :
 			    smcr_lgr_peer_link(lgr, a->r.gid, a->r.qpn), a);
