@@ -71,6 +71,22 @@ static void smcr_drain_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&link->drained);
 }
 
+/* An asynchronous error of the link's QP: the link fails (any context) */
+static void smcr_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct smcr_link *link = ctx;
+
+	switch (ev->event) {
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		smcr_link_down(link);
+		break;
+	default:
+		break;
+	}
+}
+
 static int smcr_link_slots_init(struct smcr_link *link)
 {
 	struct ib_device *ibdev = link->dev->ibdev;
@@ -189,6 +205,7 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 	}
 
 	qa.qp_context = link;
+	qa.event_handler = smcr_qp_event;
 	qa.send_cq = link->cq;
 	qa.recv_cq = link->cq;
 	qa.srq = srq;

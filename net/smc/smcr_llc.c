@@ -35,6 +35,7 @@
 struct smcr_llc_ev {
 	struct list_head	node;
 	struct smcr_link	*link;	/* freed with the group only */
+	bool			answer;	/* ours, to send on link */
 	u32			len;
 	u8			buf[];
 };
@@ -197,16 +198,55 @@ static bool smcr_rtok_delete(struct smcr_lgr *lgr, unsigned int idx, u32 rkey)
 
 /* ---- requests answered at once (softirq) ---- */
 
-/* Answer @m, a request, with @flags added (softirq: no waiting) */
+/*
+ * Keep @buf (@len bytes, received on @link) for the LLC work; with
+ * @answer, it is an answer of ours to send when a slot is free
+ */
+static void smcr_llc_queue(struct smcr_link *link, const u8 *buf, u32 len,
+			   bool answer)
+{
+	struct smcr_lgr *lgr = link->lgr;
+	struct smcr_llc_ev *ev;
+
+	ev = kmalloc(struct_size(ev, buf, len), GFP_ATOMIC);
+	if (!ev)
+		return;
+	ev->link = link;
+	ev->answer = answer;
+	ev->len = len;
+	memcpy(ev->buf, buf, len);
+	spin_lock_bh(&lgr->ev_lock);
+	/* a peer flooding us with requests loses some */
+	if (lgr->nevents >= SMCR_EVENTS_MAX) {
+		spin_unlock_bh(&lgr->ev_lock);
+		kfree(ev);
+		return;
+	}
+	lgr->nevents++;
+	list_add_tail(&ev->node, &lgr->events);
+	spin_unlock_bh(&lgr->ev_lock);
+	smcr_lgr_kick(lgr);
+}
+
+/*
+ * Answer @m, a request, with @flags added (softirq: no waiting).  With
+ * every send slot taken, the LLC work sends it, waiting for one.
+ */
 static void smcr_llc_answer(struct smcr_link *link, struct smc_llc_msg *m,
 			    u8 flags)
 {
 	struct smcr_slot *slot;
 
+	u8 buf[SMC_LLC_MSG_LEN];
+
 	m->hdr.flags |= SMC_LLC_FLAG_RESP | flags;
 	slot = smcr_slot_get(link, false);
-	if (IS_ERR(slot))
+	if (IS_ERR(slot)) {
+		if (PTR_ERR(slot) == -EAGAIN &&
+		    smc_llc_build(buf, sizeof(buf), m, NULL) > 0)
+			smcr_llc_queue(link, buf, sizeof(buf), true);
 		return;
+	}
 	if (smc_llc_build(slot->buf, SMC_LLC_MSG_LEN, m, NULL) < 0) {
 		smcr_slot_put(slot);
 		return;
@@ -274,31 +314,6 @@ static void smcr_llc_rx_delete_rkey(struct smcr_link *link,
 	smcr_llc_answer(link, m, unknown ? SMC_LLC_FLAG_RKEY_NEG : 0);
 }
 
-/* Keep @buf (@len bytes, received on @link) for the LLC work */
-static void smcr_llc_queue(struct smcr_link *link, const u8 *buf, u32 len)
-{
-	struct smcr_lgr *lgr = link->lgr;
-	struct smcr_llc_ev *ev;
-
-	ev = kmalloc(struct_size(ev, buf, len), GFP_ATOMIC);
-	if (!ev)
-		return;
-	ev->link = link;
-	ev->len = len;
-	memcpy(ev->buf, buf, len);
-	spin_lock_bh(&lgr->ev_lock);
-	/* a peer flooding us with requests loses some */
-	if (lgr->nevents >= SMCR_EVENTS_MAX) {
-		spin_unlock_bh(&lgr->ev_lock);
-		kfree(ev);
-		return;
-	}
-	lgr->nevents++;
-	list_add_tail(&ev->node, &lgr->events);
-	spin_unlock_bh(&lgr->ev_lock);
-	smcr_lgr_kick(lgr);
-}
-
 /*
  * An LLC message no flow waited for (softirq), @m parsed from @buf.
  * Responses nobody waits for are late: dropped.
@@ -324,14 +339,15 @@ void smcr_llc_rx(struct smcr_link *link, const struct smc_llc_msg *in,
 	case SMC_LLC_ADD_LINK:
 		/* only the server adds links; the client's is an invite */
 		if (lgr->role == SMCR_LGR_CLIENT)
-			smcr_llc_queue(link, buf, len);
+			smcr_llc_queue(link, buf, len, false);
 		break;
 	case SMC_LLC_REQ_ADD_LINK:
 		if (lgr->role == SMCR_LGR_SERVER)
 			smcr_lgr_want_add(lgr, false);
 		break;
 	case SMC_LLC_DELETE_LINK:
-		smcr_llc_queue(link, buf, min_t(u32, len, SMC_LLC_MSG_LEN));
+		smcr_llc_queue(link, buf, min_t(u32, len, SMC_LLC_MSG_LEN),
+			       false);
 		break;
 	default:
 		break;
@@ -702,6 +718,10 @@ static bool smcr_llc_handle(struct smcr_lgr *lgr, struct smcr_llc_ev *ev)
 
 	if (smc_llc_parse(ev->buf, ev->len, &m))
 		return true;
+	if (ev->answer) {
+		smcr_llc_send(ev->link, &m);
+		return true;
+	}
 	switch (m.hdr.type) {
 	case SMC_LLC_ADD_LINK:
 		smcr_llc_cli_add_link(lgr, ev->link, &m, ev->buf, ev->len);
