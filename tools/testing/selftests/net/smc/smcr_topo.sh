@@ -55,30 +55,57 @@ smcr_sysctl()
 	sysctl -qw "$1=$2" >/dev/null
 }
 
-# smcr_topo_up: builds the pair and both rxe devices; 0 when both ports
-# are ACTIVE with a RoCE v2 GID for their address
-smcr_topo_up()
+# smcr_veth_up NETA NETB A B PLEN [OPT...]: a veth pair, A/PLEN on NETA
+# and B/PLEN on NETB (with address options OPT), taking packets from
+# local sources, both up
+smcr_veth_up()
 {
-	local dev
+	local neta=$1 netb=$2 a=$3 b=$4 plen=$5 dev
 
-	modprobe rdma_rxe 2>/dev/null || return 1
-	ip link add "$SMCR_NETA" type veth peer name "$SMCR_NETB" || return 1
-	smcr_topo_state=veth
-	ip addr add "$SMCR_A/32" dev "$SMCR_NETA" || return 1
-	ip addr add "$SMCR_B/32" dev "$SMCR_NETB" || return 1
-	for dev in "$SMCR_NETA" "$SMCR_NETB"; do
+	shift 5
+	ip link add "$neta" type veth peer name "$netb" || return 1
+	ip addr add "$a/$plen" dev "$neta" "$@" || return 1
+	ip addr add "$b/$plen" dev "$netb" "$@" || return 1
+	for dev in "$neta" "$netb"; do
 		smcr_sysctl "net.ipv4.conf.$dev.accept_local" 1
 		smcr_sysctl "net.ipv4.conf.$dev.rp_filter" 0
 		ip link set "$dev" up || return 1
 	done
+}
+
+# smcr_cross NETA NETB A B TABLE_A TABLE_B PREF: locally sent packets
+# for B leave by NETA, those for A by NETB (rules PREF and PREF + 1)
+smcr_cross()
+{
+	ip route add "$4/32" dev "$1" table "$5" || return 1
+	ip route add "$3/32" dev "$2" table "$6" || return 1
+	ip rule add pref "$7" iif lo to "$4" lookup "$5" || return 1
+	ip rule add pref $(($7 + 1)) iif lo to "$3" lookup "$6"
+}
+
+# smcr_rxe_ready RXEA A RXEB B: both ports ACTIVE, with the RoCE v2 GID
+# of their address
+smcr_rxe_ready()
+{
+	smcr_wait_active "$1" && smcr_wait_active "$3" &&
+		smcr_gid_index "$1" "$2" >/dev/null &&
+		smcr_gid_index "$3" "$4" >/dev/null
+}
+
+# smcr_topo_up: builds the pair and both rxe devices; 0 when both ports
+# are ACTIVE with a RoCE v2 GID for their address
+smcr_topo_up()
+{
+	modprobe rdma_rxe 2>/dev/null || return 1
+	smcr_topo_state=veth
+	smcr_veth_up "$SMCR_NETA" "$SMCR_NETB" "$SMCR_A" "$SMCR_B" 32 ||
+		return 1
 	# rp_filter takes the higher of "all" and the device's value
 	smcr_rp_filter_all=$(sysctl -n net.ipv4.conf.all.rp_filter)
 	smcr_sysctl net.ipv4.conf.all.rp_filter 0
-	ip route add "$SMCR_B/32" dev "$SMCR_NETA" table $SMCR_TABLE_A || return 1
-	ip route add "$SMCR_A/32" dev "$SMCR_NETB" table $SMCR_TABLE_B || return 1
-	ip rule add pref 10 iif lo to "$SMCR_B" lookup $SMCR_TABLE_A || return 1
-	ip rule add pref 11 iif lo to "$SMCR_A" lookup $SMCR_TABLE_B || return 1
 	smcr_topo_state=rules
+	smcr_cross "$SMCR_NETA" "$SMCR_NETB" "$SMCR_A" "$SMCR_B" \
+		$SMCR_TABLE_A $SMCR_TABLE_B 10 || return 1
 	ip rule add pref $SMCR_LOCAL_PREF lookup local || return 1
 	ip rule del pref 0 lookup local || return 1
 	smcr_topo_state=local
@@ -86,11 +113,7 @@ smcr_topo_up()
 	smcr_topo_state=rxea
 	rdma link add "$SMCR_RXEB" type rxe netdev "$SMCR_NETB" || return 1
 	smcr_topo_state=rxeb
-	for dev in "$SMCR_RXEA" "$SMCR_RXEB"; do
-		smcr_wait_active "$dev" || return 1
-	done
-	smcr_gid_index "$SMCR_RXEA" "$SMCR_A" >/dev/null &&
-		smcr_gid_index "$SMCR_RXEB" "$SMCR_B" >/dev/null
+	smcr_rxe_ready "$SMCR_RXEA" "$SMCR_A" "$SMCR_RXEB" "$SMCR_B"
 }
 
 # smcr_topo_down: undoes whatever smcr_topo_up got to
@@ -133,35 +156,17 @@ smcr_topo2_state=""
 # devices; 0 when both ports are ACTIVE with their RoCE v2 GIDs
 smcr_topo_up2()
 {
-	local dev
-
-	ip link add "$SMCR_NETA2" type veth peer name "$SMCR_NETB2" || return 1
 	smcr_topo2_state=veth
-	ip addr add "$SMCR_A2/24" dev "$SMCR_NETA2" noprefixroute || return 1
-	ip addr add "$SMCR_B2/24" dev "$SMCR_NETB2" noprefixroute || return 1
-	for dev in "$SMCR_NETA2" "$SMCR_NETB2"; do
-		smcr_sysctl "net.ipv4.conf.$dev.accept_local" 1
-		smcr_sysctl "net.ipv4.conf.$dev.rp_filter" 0
-		ip link set "$dev" up || return 1
-	done
-	ip route add "$SMCR_B2/32" dev "$SMCR_NETA2" table $SMCR_TABLE_A2 ||
-		return 1
-	ip route add "$SMCR_A2/32" dev "$SMCR_NETB2" table $SMCR_TABLE_B2 ||
-		return 1
-	ip rule add pref 12 iif lo to "$SMCR_B2" lookup $SMCR_TABLE_A2 ||
-		return 1
-	ip rule add pref 13 iif lo to "$SMCR_A2" lookup $SMCR_TABLE_B2 ||
-		return 1
+	smcr_veth_up "$SMCR_NETA2" "$SMCR_NETB2" "$SMCR_A2" "$SMCR_B2" 24 \
+		noprefixroute || return 1
 	smcr_topo2_state=rules
+	smcr_cross "$SMCR_NETA2" "$SMCR_NETB2" "$SMCR_A2" "$SMCR_B2" \
+		$SMCR_TABLE_A2 $SMCR_TABLE_B2 12 || return 1
 	rdma link add "$SMCR_RXEA2" type rxe netdev "$SMCR_NETA2" || return 1
 	smcr_topo2_state=rxea
 	rdma link add "$SMCR_RXEB2" type rxe netdev "$SMCR_NETB2" || return 1
 	smcr_topo2_state=rxeb
-	for dev in "$SMCR_RXEA2" "$SMCR_RXEB2"; do
-		smcr_wait_active "$dev" || return 1
-	done
-	smcr_gid_index "$SMCR_RXEA2" "$SMCR_A2" >/dev/null &&
-		smcr_gid_index "$SMCR_RXEB2" "$SMCR_B2" >/dev/null
+	smcr_rxe_ready "$SMCR_RXEA2" "$SMCR_A2" "$SMCR_RXEB2" "$SMCR_B2"
 }
 
 # smcr_topo_down2: undoes whatever smcr_topo_up2 got to
