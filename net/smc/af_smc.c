@@ -15,8 +15,10 @@
 #include <linux/in6.h>
 #include <linux/module.h>
 #include <linux/net.h>
+#include <linux/smc.h>
 #include <linux/socket.h>
 #include <linux/workqueue.h>
+#include <net/genetlink.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -318,15 +320,20 @@ static int __init smc_init(void)
 	if (rc)
 		goto out_proto;
 
+	rc = smc_nl_init();
+	if (rc)
+		goto out_proto6;
 	rc = sock_register(&smc_family_ops);
 	if (rc) {
 		pr_err("cannot register address family %d: %d\n", PF_SMC, rc);
-		goto out_proto6;
+		goto out_nl;
 	}
 	/* TCP handles the SMC option only while this is on */
 	static_branch_enable(&tcp_have_smc);
 	return 0;
 
+out_nl:
+	smc_nl_exit();
 out_proto6:
 	proto_unregister(&smc_proto6);
 out_proto:
@@ -355,6 +362,7 @@ static void __exit smc_exit(void)
 	 */
 	static_branch_disable(&tcp_have_smc);
 	sock_unregister(PF_SMC);
+	smc_nl_exit();
 	/* no table change reaches the devices once they are gone */
 	smc_pnet_exit();
 	destroy_workqueue(smc_hs_wq);
@@ -375,3 +383,4 @@ module_exit(smc_exit);
 MODULE_DESCRIPTION("Shared Memory Communications (AF_SMC) sockets");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS_NETPROTO(PF_SMC);
+MODULE_ALIAS_GENL_FAMILY(SMC_GENL_FAMILY_NAME);

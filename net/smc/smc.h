@@ -248,6 +248,9 @@ struct smc_sock {
 	bool			use_fallback;	/* TCP for good */
 	u32			fallback_rsn;	/* local reason (decline code) */
 	u32			peer_diagnosis;	/* code from the peer's decline */
+	bool			peer_sync_err;	/* ... sent with the out-of-sync
+						 * bit: our link group is stale
+						 */
 	bool			file_redirected; /* file points at clcsock */
 
 	/* client side */
@@ -446,6 +449,20 @@ void smcr_tx_write(struct smc_sock *smc);
 int smcd_lgr_join(struct smc_sock *smc, const struct smcd_gid *peer,
 		  u8 role, bool create, bool *first);
 void smcd_lgr_leave(struct smc_sock *smc);
+void smcd_lgr_stale(struct smc_sock *smc);
+
+/* What netlink shows of an SMC-D link group: a snapshot */
+struct smcd_lgr_info {
+	u32		id;
+	u8		role;
+	u16		chid;
+	u32		conns;
+	u64		gid, gid_ext;
+	u64		peer_gid, peer_gid_ext;
+	char		pnetid[SMC_PNETID_LEN + 1];
+};
+
+int smcd_lgr_info_next(u32 after, struct smcd_lgr_info *info);
 void smcd_lgr_exit(void);
 
 /* smc_data.c: data calls of a connection over SMC-D or SMC-R */
@@ -512,6 +529,10 @@ void smc_pnet_lookup_dev(const char *name, const char *parent, u8 port,
 void smc_pnet_lookup_netdev(struct net *net, const char *ifname,
 			    char *pnetid);
 int smc_pnet_init(void);
+
+/* smc_netlink.c: the SMC_GEN_NETLINK family */
+int smc_nl_init(void);
+void smc_nl_exit(void);
 void smc_pnet_exit(void);
 
 #endif /* __SMC_H */

@@ -63,6 +63,7 @@ int smc_hs_peer_declined(struct smc_sock *smc, const u8 *buf, int len)
 	if (smc_clc_parse_decline(buf, len, &d))
 		return -EPROTO;
 	smc->peer_diagnosis = d.peer_diagnosis;
+	smc->peer_sync_err = d.out_of_sync;
 	smc_switch_to_fallback(smc, SMC_CLC_DECL_PEERDECL);
 	return 0;
 }

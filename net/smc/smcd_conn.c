@@ -313,6 +313,8 @@ int smcd_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 	return 0;
 
 out_teardown:
+	if (child->peer_sync_err && !first)
+		smcd_lgr_stale(child);
 	smcd_conn_teardown(child);
 	return rc;
 }

@@ -37,6 +37,7 @@ struct smcd_lgr {
 	u8			role;		/* SMCD_LGR_CLIENT/SERVER */
 	u32			id;
 	unsigned int		conns;		/* under smcd_lgrs_lock */
+	bool			stale;		/* peer lost it: no reuse */
 	unsigned long		idle_since;	/* jiffies, when conns is 0 */
 	struct ida		tokens;		/* alert tokens */
 	struct delayed_work	linger_work;
@@ -50,7 +51,7 @@ static bool smcd_lgr_match(const struct smcd_lgr *lgr,
 			   const struct smcd_dev *dev,
 			   const struct smcd_gid *peer, u8 role)
 {
-	return lgr->dev == dev && lgr->role == role &&
+	return !lgr->stale && lgr->dev == dev && lgr->role == role &&
 	       lgr->peer_gid.gid == peer->gid &&
 	       lgr->peer_gid.gid_ext == peer->gid_ext;
 }
@@ -64,6 +65,8 @@ static void smcd_lgr_free(struct smcd_lgr *lgr)
 
 static unsigned long smcd_lgr_linger(const struct smcd_lgr *lgr)
 {
+	if (lgr->stale)
+		return 0;
 	return lgr->role == SMCD_LGR_SERVER ? SMCD_LGR_LINGER_SERV :
 					      SMCD_LGR_LINGER_CLNT;
 }
@@ -185,12 +188,66 @@ void smcd_lgr_leave(struct smc_sock *smc)
 	ida_free(&lgr->tokens, c->alert_token);
 	if (!--lgr->conns) {
 		lgr->idle_since = jiffies;
-		if (!delayed_work_pending(&lgr->linger_work))
+		if (lgr->stale)
+			mod_delayed_work(system_wq, &lgr->linger_work, 0);
+		else if (!delayed_work_pending(&lgr->linger_work))
 			queue_delayed_work(system_wq, &lgr->linger_work,
 					   smcd_lgr_linger(lgr));
 	}
 	mutex_unlock(&smcd_lgrs_lock);
 	c->lgr = NULL;
+}
+
+/*
+ * The peer declined out of sync: it has no link group matching @smc's.
+ * Ours is stale, so no connection joins it any more, and it goes with
+ * its last connection.  Its connections work on (the devices are the
+ * same), unlike a stale SMC-R group's.
+ */
+void smcd_lgr_stale(struct smc_sock *smc)
+{
+	struct smcd_lgr *lgr = smc->conn.lgr;
+
+	if (!lgr)
+		return;
+	mutex_lock(&smcd_lgrs_lock);
+	lgr->stale = true;
+	mutex_unlock(&smcd_lgrs_lock);
+}
+
+/*
+ * The link group with the lowest id above @after, as netlink shows it:
+ * 0, or -ENOENT when there is none.
+ */
+int smcd_lgr_info_next(u32 after, struct smcd_lgr_info *info)
+{
+	struct smcd_lgr *lgr, *best = NULL;
+	struct smcd_dev *dev = NULL;
+
+	memset(info, 0, sizeof(*info));
+	mutex_lock(&smcd_lgrs_lock);
+	list_for_each_entry(lgr, &smcd_lgrs, list)
+		if (lgr->id > after && (!best || lgr->id < best->id))
+			best = lgr;
+	if (best) {
+		info->id = best->id;
+		info->role = best->role;
+		info->conns = best->conns;
+		info->chid = best->dev->chid;
+		info->gid = best->dev->gid.gid;
+		info->gid_ext = best->dev->gid.gid_ext;
+		info->peer_gid = best->peer_gid.gid;
+		info->peer_gid_ext = best->peer_gid.gid_ext;
+		/* the group's reference keeps it above zero */
+		dev = best->dev;
+		refcount_inc(&dev->refs);
+	}
+	mutex_unlock(&smcd_lgrs_lock);
+	if (!dev)
+		return -ENOENT;
+	smcd_dev_pnetid(dev, info->pnetid);
+	smcd_dev_put(dev);
+	return 0;
 }
 
 /* Module unload: no connection is left, lingering groups go now */

@@ -360,11 +360,25 @@ static void smcr_link_peer(struct smcr_link *link,
 			  a->r.qp_mtu ?: IB_MTU_256);
 }
 
+/* First contact: what the peer's Accept or Confirm @a tells of it */
+static void smcr_lgr_note_peer(struct smcr_lgr *lgr,
+			       const struct smc_clc_accept *a,
+			       struct smc_sock *smc)
+{
+	memcpy(lgr->peer_id, a->r.peer_id, SMC_CLC_PEER_ID_LEN);
+	lgr->peer_os = a->fce.os_type;
+	lgr->direct = a->fce.v2_direct;
+	memcpy(lgr->peer_host, a->fce.hostname, SMC_CLC_HOSTNAME_LEN);
+	memcpy(lgr->eid, a->eid, SMC_CLC_EID_LEN);
+	lgr->net_cookie = sock_net(smc_clcsk(smc))->net_cookie;
+}
+
 /*
  * Server, first contact: the client's QP is known from its Confirm.
  * Our QP to RTS, the RMBs registered, CONFIRM LINK and its response.
+ * Returns 0 or the reason to decline.
  */
-static int smcr_server_first_link(struct smcr_lgr *lgr)
+static u32 smcr_server_first_link(struct smcr_lgr *lgr)
 {
 	struct smcr_link *link = lgr->links[0];
 	struct smc_llc_msg m;
@@ -374,23 +388,22 @@ static int smcr_server_first_link(struct smcr_lgr *lgr)
 	if (!rc)
 		rc = smcr_link_ready(link, true);
 	if (rc)
-		return rc;
-	rc = smcr_bufs_reg_link(lgr, link);
-	if (rc)
-		return rc;
+		return SMC_CLC_DECL_ERR_RDYLNK;
+	if (smcr_bufs_reg_link(lgr, link))
+		return SMC_CLC_DECL_ERR_REGBUF;
 	smcr_confirm_link_fill(&m, link, false);
 	smcr_llc_arm(link, SMC_LLC_CONFIRM_LINK, true);
 	rc = smcr_llc_send(link, &m);
+	if (!rc)
+		rc = smcr_llc_wait(link, SMCR_LLC_WAIT, &m);
+	if (!rc && !(m.hdr.flags & SMC_LLC_FLAG_NO_RMBE_EYEC))
+		rc = -EBADMSG;
+	if (!rc) {
+		smcr_link_peer_uid(link, &m);
+		rc = smcr_link_activate(link);
+	}
 	if (rc)
-		return rc;
-	rc = smcr_llc_wait(link, SMCR_LLC_WAIT, &m);
-	if (rc)
-		return rc;
-	if (!(m.hdr.flags & SMC_LLC_FLAG_NO_RMBE_EYEC))
-		return -EBADMSG;
-	rc = smcr_link_activate(link);
-	if (rc)
-		return rc;
+		return smcr_decline_reason(rc);
 	smcr_lgr_publish(lgr);
 	/* a second link, when both sides have another device */
 	if (lgr->max_links >= SMCR_LINKS)
@@ -402,32 +415,33 @@ static int smcr_server_first_link(struct smcr_lgr *lgr)
  * Client, first contact: the server's CONFIRM LINK on our QP (RTR
  * since the Accept, the wait armed before our Confirm went out) brings
  * the link number; then our QP to RTS, our RMB registered, and the
- * response.
+ * response.  Returns 0 or the reason to decline.
  */
-static int smcr_client_first_link(struct smcr_lgr *lgr)
+static u32 smcr_client_first_link(struct smcr_lgr *lgr)
 {
 	struct smcr_link *link = lgr->links[0];
 	struct smc_llc_msg m;
 	int rc;
 
 	rc = smcr_llc_wait(link, SMCR_CONFIRM_WAIT, &m);
+	if (!rc && !(m.hdr.flags & SMC_LLC_FLAG_NO_RMBE_EYEC))
+		rc = -EBADMSG;
 	if (rc)
-		return rc;
-	if (!(m.hdr.flags & SMC_LLC_FLAG_NO_RMBE_EYEC))
-		return -EBADMSG;
+		return smcr_decline_reason(rc);
 	link->id = m.confirm_link.link_id;
-	rc = smcr_link_ready(link, true);
-	if (!rc)
-		rc = smcr_bufs_reg_link(lgr, link);
-	if (rc)
-		return rc;
+	smcr_link_peer_uid(link, &m);
+	if (smcr_link_ready(link, true))
+		return SMC_CLC_DECL_ERR_RDYLNK;
+	if (smcr_bufs_reg_link(lgr, link))
+		return SMC_CLC_DECL_ERR_REGBUF;
 	smcr_confirm_link_fill(&m, link, true);
 	rc = smcr_llc_send(link, &m);
 	if (!rc)
 		rc = smcr_link_activate(link);
-	if (!rc)
-		smcr_lgr_publish(lgr);
-	return rc;
+	if (rc)
+		return smcr_decline_reason(rc);
+	smcr_lgr_publish(lgr);
+	return 0;
 }
 
 /*
@@ -510,7 +524,7 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 			lgr->max_conns = a->fce.max_conns;
 			lgr->max_links = a->fce.max_links;
 		}
-		memcpy(lgr->peer_id, a->r.peer_id, SMC_CLC_PEER_ID_LEN);
+		smcr_lgr_note_peer(lgr, a, smc);
 		link = lgr->links[0];
 		smcr_link_peer(link, a);
 		rc = smcr_link_ready(link, false);
@@ -566,16 +580,15 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 			smcr_lgr_discard(lgr);
 		return rc;
 	}
-	if (first) {
-		rc = smcr_client_first_link(lgr);
-		if (rc)
-			goto out_decline;
-	}
+	reason = first ? smcr_client_first_link(lgr) : 0;
+	if (reason)
+		goto out_decline_reason;
 	smc_conn_start(smc, SMC_PATH_SMCR);
 	return 0;
 
 out_decline:
 	reason = smcr_decline_reason(rc);
+out_decline_reason:
 	smcr_conn_teardown(smc);
 	if (first)
 		smcr_lgr_discard(lgr);
@@ -694,11 +707,11 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 	if (rc)
 		goto out_decline;
 	if (first) {
-		memcpy(lgr->peer_id, a->r.peer_id, SMC_CLC_PEER_ID_LEN);
+		smcr_lgr_note_peer(lgr, a, child);
 		smcr_link_peer(lgr->links[0], a);
-		rc = smcr_server_first_link(lgr);
-		if (rc)
-			goto out_decline;
+		reason = smcr_server_first_link(lgr);
+		if (reason)
+			goto out_decline_reason;
 	}
 	smc_conn_start(child, SMC_PATH_SMCR);
 	return 0;
@@ -713,6 +726,14 @@ out_decline_reason:
 	return 0;
 
 out_teardown:
+	/* the client has no group to match ours: end it (spec: SYNCERR) */
+	if (child->peer_sync_err && !first) {
+		refcount_inc(&lgr->refs);
+		smcr_conn_teardown(child);
+		smcr_lgr_terminate(lgr, SMC_CLC_DECL_SYNCERR);
+		smcr_lgr_put(lgr);
+		return rc;
+	}
 	smcr_conn_teardown(child);
 	if (first)
 		smcr_lgr_discard(lgr);

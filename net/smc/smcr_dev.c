@@ -18,6 +18,7 @@
 #include <linux/inetdevice.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/pci.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
@@ -281,9 +282,10 @@ out:
 	return rc;
 }
 
-void smcr_dev_unbind(struct smcr_dev *dev, unsigned int vec)
+void smcr_dev_unbind(struct smcr_dev *dev, unsigned int vec, u64 done)
 {
 	spin_lock_bh(&dev->lock);
+	dev->cqv[vec].done += done;
 	if (!WARN_ON_ONCE(!dev->cqv[vec].qps))
 		dev->cqv[vec].qps--;
 	spin_unlock_bh(&dev->lock);
@@ -544,6 +546,62 @@ static struct ib_client smcr_ib_client = {
 	.add	= smcr_dev_add,
 	.remove	= smcr_dev_remove,
 };
+
+/*
+ * The device with the lowest index from @from on, as netlink shows it:
+ * 0, or -ENOENT when there is none.
+ */
+int smcr_dev_info_next(u32 from, struct smcr_dev_info *info)
+{
+	u32 links[SMCR_PNET_PORTS] = {};
+	struct smcr_dev *dev, *best = NULL;
+	struct device *parent;
+	unsigned int i;
+
+	memset(info, 0, sizeof(*info));
+	mutex_lock(&smcr_devs_lock);
+	list_for_each_entry(dev, &smcr_devs, node)
+		if (dev->ibdev->index >= from &&
+		    (!best || dev->ibdev->index < best->ibdev->index))
+			best = dev;
+	if (!best || !refcount_inc_not_zero(&best->refs)) {
+		mutex_unlock(&smcr_devs_lock);
+		return -ENOENT;
+	}
+	mutex_unlock(&smcr_devs_lock);
+	dev = best;
+	info->index = dev->ibdev->index;
+	strscpy(info->name, dev_name(&dev->ibdev->dev), sizeof(info->name));
+	parent = dev->ibdev->dev.parent;
+	if (parent && dev_is_pci(parent)) {
+		info->pci = true;
+		info->pci_vendor = to_pci_dev(parent)->vendor;
+		info->pci_device = to_pci_dev(parent)->device;
+		strscpy(info->pci_id, pci_name(to_pci_dev(parent)),
+			sizeof(info->pci_id));
+	}
+	spin_lock_bh(&dev->lock);
+	for (i = 0; i < SMCR_PNET_PORTS; i++) {
+		if (!rdma_is_port_valid(dev->ibdev, i + 1))
+			continue;
+		info->port[i].valid = true;
+		info->port[i].active = test_bit(i, &dev->ports_active);
+		info->port[i].ifindex = dev->ndev_ifindex[i];
+		strscpy(info->port[i].pnetid, dev->pnetid[i],
+			sizeof(info->port[i].pnetid));
+	}
+	info->ncqv = dev->ncqv;
+	for (i = 0; i < dev->ncqv; i++) {
+		info->vec_qps[i] = dev->cqv[i].qps;
+		info->vec_done[i] = dev->cqv[i].done;
+	}
+	spin_unlock_bh(&dev->lock);
+	smcr_lgr_dev_usage(dev, links, info->vec_done, &info->crit);
+	for (i = 0; i < SMCR_PNET_PORTS; i++)
+		info->port[i].links = links[i];
+	smcr_dev_put(dev);
+	return 0;
+}
 
 /* One line a device: name, active ports, QPs bound per vector */
 static int smcr_devs_show(struct seq_file *m, void *v)

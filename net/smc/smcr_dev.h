@@ -37,6 +37,7 @@ struct smcr_srq;
 
 struct smcr_cq_vec {
 	unsigned int		qps;		/* links' QPs bound here */
+	u64			done;		/* completions of unbound links */
 	struct smcr_srq		*srq;		/* made for the first QP */
 };
 
@@ -72,6 +73,30 @@ struct smcr_gid_info {
 	enum ib_mtu		mtu;		/* the port's active MTU */
 };
 
+/* What netlink shows of a device: a snapshot */
+struct smcr_dev_port_info {
+	bool			valid;
+	bool			active;
+	u32			ifindex;
+	u32			links;
+	char			pnetid[SMC_PNETID_LEN + 1];
+};
+
+struct smcr_dev_info {
+	u32			index;		/* of the ib_device */
+	char			name[IB_DEVICE_NAME_MAX];
+	bool			crit;		/* a group's only link is here */
+	bool			pci;		/* the fields below are set */
+	u16			pci_vendor;
+	u16			pci_device;
+	char			pci_id[16];
+	struct smcr_dev_port_info port[SMCR_PNET_PORTS];
+	unsigned int		ncqv;
+	u32			vec_qps[SMCR_MAX_VECS];
+	u64			vec_done[SMCR_MAX_VECS];
+};
+
+int smcr_dev_info_next(u32 from, struct smcr_dev_info *info);
 int smcr_dev_init(struct dentry *debugfs);
 int smcr_dev_find_v4(__be32 addr, const char *pnetid,
 		     struct smcr_gid_info *gi);
@@ -80,7 +105,7 @@ int smcr_dev_find_alt(const u8 *gid, struct smcr_dev *not_dev, u8 not_port,
 		      struct smcr_gid_info *gi);
 int smcr_dev_bind(struct smcr_dev *dev, unsigned int *vec,
 		  struct ib_srq **srq);
-void smcr_dev_unbind(struct smcr_dev *dev, unsigned int vec);
+void smcr_dev_unbind(struct smcr_dev *dev, unsigned int vec, u64 done);
 void smcr_dev_put(struct smcr_dev *dev);
 bool smcr_devs_present(void);
 void smcr_dev_exit(void);

@@ -687,6 +687,126 @@ void smcr_lgrs_dev_gone(struct smcr_dev *dev)
 	}
 }
 
+/* A link of a group, as netlink shows it; smcr_lgrs_lock held */
+static void smcr_link_info_fill(struct smcr_lgr *lgr, struct smcr_link *link,
+				struct smcr_link_info *li)
+{
+	struct smcr_dev *dev = link->dev;
+	struct smc_sock *smc;
+	unsigned long token;
+
+	li->id = link->id;
+	li->state = READ_ONCE(link->state);
+	li->port = link->port;
+	li->vec = link->vec;
+	smc_put_be32(li->uid, lgr->id + link->id);
+	memcpy(li->peer_uid, link->peer_uid, sizeof(li->peer_uid));
+	memcpy(li->gid, link->gid, SMC_CLC_GID_LEN);
+	memcpy(li->peer_gid, link->peer_gid, SMC_CLC_GID_LEN);
+	strscpy(li->ibname, dev_name(&dev->ibdev->dev), sizeof(li->ibname));
+	spin_lock_bh(&dev->lock);
+	if (link->port && link->port <= SMCR_PNET_PORTS)
+		li->ifindex = dev->ndev_ifindex[link->port - 1];
+	spin_unlock_bh(&dev->lock);
+	xa_for_each(&lgr->conns_by_token, token, smc)
+		if (READ_ONCE(smc->conn.link) == link)
+			li->conns++;
+}
+
+/*
+ * The link group with the lowest id above @after, as netlink shows it.
+ * Ids only grow, so a dump that goes on from the last id it showed
+ * neither repeats nor skips a group that lives throughout.  0, or
+ * -ENOENT when there is none.
+ */
+int smcr_lgr_info_next(u32 after, struct smcr_lgr_info *info)
+{
+	struct smcr_lgr *lgr, *best = NULL;
+	struct smcr_link *link;
+	struct smcr_buf *buf;
+	unsigned int i;
+
+	memset(info, 0, sizeof(*info));
+	mutex_lock(&smcr_lgrs_lock);
+	list_for_each_entry(lgr, &smcr_lgrs, list)
+		if (lgr->id > after && (!best || lgr->id < best->id))
+			best = lgr;
+	if (!best) {
+		mutex_unlock(&smcr_lgrs_lock);
+		return -ENOENT;
+	}
+	lgr = best;
+	info->id = lgr->id;
+	info->role = lgr->role;
+	info->release = lgr->release;
+	info->max_conns = lgr->max_conns;
+	info->max_links = lgr->max_links;
+	info->peer_os = lgr->peer_os;
+	info->direct = lgr->direct;
+	info->conns = lgr->conns;
+	info->net_cookie = lgr->net_cookie;
+	memcpy(info->peer_host, lgr->peer_host, sizeof(info->peer_host));
+	memcpy(info->eid, lgr->eid, sizeof(info->eid));
+	for (i = 0; i < SMCR_LINKS; i++) {
+		link = lgr->links[i];
+		if (!link)
+			continue;
+		if (!info->nlinks && link->port &&
+		    link->port <= SMCR_PNET_PORTS) {
+			spin_lock_bh(&link->dev->lock);
+			strscpy(info->pnetid, link->dev->pnetid[link->port - 1],
+				sizeof(info->pnetid));
+			spin_unlock_bh(&link->dev->lock);
+		}
+		smcr_link_info_fill(lgr, link, &info->links[info->nlinks++]);
+	}
+	mutex_lock(&lgr->buf_lock);
+	list_for_each_entry(buf, &lgr->bufs, node) {
+		if (buf->rmb)
+			info->rmb_alloc += buf->len;
+		else
+			info->sndbuf_alloc += buf->len;
+	}
+	mutex_unlock(&lgr->buf_lock);
+	mutex_unlock(&smcr_lgrs_lock);
+	return 0;
+}
+
+/*
+ * What the links of every group make of @dev: links per port (1 and
+ * 2), completions per vector of the links whose QP lives (those of
+ * freed QPs are in the device's count), and whether a group has its
+ * only link there.
+ */
+void smcr_lgr_dev_usage(const struct smcr_dev *dev, u32 *port_links,
+			u64 *vec_done, bool *crit)
+{
+	struct smcr_link *link;
+	struct smcr_lgr *lgr;
+	unsigned int i, n;
+
+	mutex_lock(&smcr_lgrs_lock);
+	list_for_each_entry(lgr, &smcr_lgrs, list) {
+		for (i = 0, n = 0; i < SMCR_LINKS; i++)
+			n += lgr->links[i] &&
+			     READ_ONCE(lgr->links[i]->state) != SMCR_LINK_DOWN;
+		for (i = 0; i < SMCR_LINKS; i++) {
+			link = lgr->links[i];
+			if (!link || link->dev != dev)
+				continue;
+			if (link->port && link->port <= SMCR_PNET_PORTS &&
+			    READ_ONCE(link->state) != SMCR_LINK_DOWN)
+				port_links[link->port - 1]++;
+			if (link->qp && link->vec < dev->ncqv)
+				vec_done[link->vec] +=
+					READ_ONCE(link->completions);
+			if (n == 1 && READ_ONCE(link->state) != SMCR_LINK_DOWN)
+				*crit = true;
+		}
+	}
+	mutex_unlock(&smcr_lgrs_lock);
+}
+
 static const char *const smcr_link_states[] = {
 	[SMCR_LINK_ACTIVATING]	= "activating",
 	[SMCR_LINK_ACTIVE]	= "active",

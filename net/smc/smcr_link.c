@@ -40,6 +40,7 @@ static void smcr_slot_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct smcr_link *link = slot->link;
 	struct smc_sock *smc;
 
+	smcr_link_count_wc(link);
 	if (wc->status != IB_WC_SUCCESS) {
 		smcr_link_down(link);
 	} else if (slot->cdc) {
@@ -59,6 +60,7 @@ static void smcr_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct smcr_link *link = container_of(wc->wr_cqe, struct smcr_link,
 					      reg_cqe);
 
+	smcr_link_count_wc(link);
 	link->reg_status = wc->status == IB_WC_SUCCESS ? 0 : -EIO;
 	complete(&link->reg_done);
 }
@@ -68,6 +70,7 @@ static void smcr_drain_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct smcr_link *link = container_of(wc->wr_cqe, struct smcr_link,
 					      drain_cqe);
 
+	smcr_link_count_wc(link);
 	complete(&link->drained);
 }
 
@@ -245,7 +248,7 @@ out_cq:
 out_slots:
 	smcr_link_slots_free(link);
 out_unbind:
-	smcr_dev_unbind(dev, link->vec);
+	smcr_dev_unbind(dev, link->vec, 0);
 out_free:
 	smcr_dev_put(dev);
 	kfree(link);
@@ -792,7 +795,8 @@ void smcr_link_release(struct smcr_link *link)
 	link->qp = NULL;
 	ib_cq_pool_put(link->cq, SMCR_CQE);
 	link->cq = NULL;
-	smcr_dev_unbind(link->dev, link->vec);
+	smcr_dev_unbind(link->dev, link->vec,
+			READ_ONCE(link->completions));
 	smcr_link_slots_free(link);
 }
 

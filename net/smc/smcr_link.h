@@ -35,6 +35,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "smc_clc_wire.h"
+#include "smc_pnetid.h"
 #include "smc_llc_wire.h"
 
 struct dentry;
@@ -96,6 +97,7 @@ struct smcr_link {
 	u32			qp_num;		/* kept when qp is gone */
 	struct ib_cq		*cq;		/* from the pool */
 	unsigned int		vec;		/* completion vector */
+	u64			completions;	/* handled, by the CQ's poller */
 	u8			port;
 	u8			idx;		/* in lgr->links[] */
 	u8			id;		/* link number */
@@ -112,6 +114,7 @@ struct smcr_link {
 	u8			peer_mac[SMC_CLC_MAC_LEN];
 	u32			peer_qpn;
 	u32			peer_psn;
+	u8			peer_uid[4];	/* from its CONFIRM LINK */
 
 	/* send slots; waiters queue up in order (exclusive waits) */
 	spinlock_t		slot_lock;
@@ -193,6 +196,12 @@ struct smcr_lgr {
 	u8			max_links;
 	u8			release;
 	u8			llc_version;	/* LLC encoding */
+	/* from the first contact, for netlink */
+	u8			peer_os;
+	bool			direct;		/* peer reached without gateway */
+	u8			peer_host[SMC_CLC_HOSTNAME_LEN];
+	u8			eid[SMC_CLC_EID_LEN];
+	u64			net_cookie;
 	refcount_t		refs;
 	/* under smcr_lgrs_lock and buf_lock, either for readers */
 	struct smcr_link	*links[SMCR_LINKS];
@@ -232,6 +241,58 @@ struct smcr_lgr {
 };
 
 struct smcr_gid_info;
+
+/* What netlink shows of a link and of a link group: a snapshot */
+struct smcr_link_info {
+	u8			id;
+	u8			state;		/* enum smcr_link_state */
+	u8			port;
+	u32			conns;
+	u32			ifindex;	/* of the port's netdev, or 0 */
+	u32			vec;		/* of its CQ */
+	u8			uid[4];
+	u8			peer_uid[4];
+	u8			gid[SMC_CLC_GID_LEN];
+	u8			peer_gid[SMC_CLC_GID_LEN];
+	char			ibname[IB_DEVICE_NAME_MAX];
+};
+
+struct smcr_lgr_info {
+	u32			id;
+	u8			role;
+	u8			release;
+	u8			max_conns;
+	u8			max_links;
+	u8			peer_os;
+	bool			direct;
+	u32			conns;
+	u64			net_cookie;
+	u64			sndbuf_alloc;	/* bytes */
+	u64			rmb_alloc;
+	u8			peer_host[SMC_CLC_HOSTNAME_LEN];
+	u8			eid[SMC_CLC_EID_LEN];
+	char			pnetid[SMC_PNETID_LEN + 1];
+	unsigned int		nlinks;
+	struct smcr_link_info	links[SMCR_LINKS];
+};
+
+int smcr_lgr_info_next(u32 after, struct smcr_lgr_info *info);
+void smcr_lgr_dev_usage(const struct smcr_dev *dev, u32 *port_links,
+			u64 *vec_done, bool *crit);
+
+/* The peer's link UID, from its CONFIRM LINK @m (for netlink) */
+static inline void smcr_link_peer_uid(struct smcr_link *link,
+				      const struct smc_llc_msg *m)
+{
+	memcpy(link->peer_uid, m->confirm_link.link_uid,
+	       sizeof(link->peer_uid));
+}
+
+/* A work completion of @link: only its CQ's poller writes the count */
+static inline void smcr_link_count_wc(struct smcr_link *link)
+{
+	WRITE_ONCE(link->completions, link->completions + 1);
+}
 
 /* smcr_link.c */
 struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,

@@ -546,8 +546,10 @@ static void smcr_llc_srv_add_link(struct smcr_lgr *lgr)
 	rc = smcr_llc_send(nl, &m);
 	if (!rc)
 		rc = smcr_llc_wait(nl, SMCR_ADD_WAIT, &m);
-	if (rc || !(m.hdr.flags & SMC_LLC_FLAG_NO_RMBE_EYEC) ||
-	    smcr_link_activate(nl))
+	if (rc || !(m.hdr.flags & SMC_LLC_FLAG_NO_RMBE_EYEC))
+		goto out_delete;
+	smcr_link_peer_uid(nl, &m);
+	if (smcr_link_activate(nl))
 		goto out_delete;
 	lgr->add_fails = 0;
 	kfree(raw);
@@ -618,6 +620,7 @@ static void smcr_llc_cli_add_link(struct smcr_lgr *lgr, struct smcr_link *link,
 	rc = smcr_llc_wait(nl, SMCR_ADD_WAIT, m);
 	if (rc || !(m->hdr.flags & SMC_LLC_FLAG_NO_RMBE_EYEC))
 		goto out_delete;
+	smcr_link_peer_uid(nl, m);
 	rc = smcr_link_ready(nl, true);
 	if (!rc)
 		rc = smcr_bufs_reg_link(lgr, nl);

@@ -112,6 +112,8 @@ static void smcr_srq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	u64 dma = s->dma + b->idx * SMCR_RX_LEN;
 	struct smcr_link *link = wc->qp ? wc->qp->qp_context : NULL;
 
+	if (link)
+		smcr_link_count_wc(link);
 	if (wc->status == IB_WC_SUCCESS && link) {
 		ib_dma_sync_single_for_cpu(s->ibdev, dma, SMCR_RX_LEN,
 					   DMA_FROM_DEVICE);

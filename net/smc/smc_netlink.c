@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared Memory Communications: the generic netlink family
+ * SMC_GEN_NETLINK, which smcr, smcd and our smc tool read.
+ *
+ * Every listing is a dump.  A dump of link groups or devices goes on,
+ * message after message, from the id (or device index) it showed
+ * last: ids only grow, so nothing that lives throughout the dump is
+ * shown twice or missed.  The state is read through snapshots taken
+ * under the owners' locks; no lock is held while a message is built.
+ *
+ * Attribute numbers and formats are upstream's (uapi/linux/smc.h); the
+ * completion-vector nests of a device and the vector of a link are our
+ * additions, appended so that older readers skip them.
+ */
+
+#include <linux/slab.h>
+#include <linux/smc.h>
+#include <linux/utsname.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
+
+#include "smc.h"
+#include "smc_ism.h"
+#include "smcr_dev.h"
+#include "smcr_link.h"
+
+#define SMC_NL_RELEASE		1	/* SMC v2.1 */
+#define SMC_NL_OS_LINUX		2
+#define SMC_NL_LGR_SINGLE	1	/* SMC_LGR_SINGLE of upstream */
+#define SMC_NL_LGR_SYMMETRIC	2
+#define SMC_NL_GID_STR		40	/* 8 groups of 4 hex digits + NUL */
+
+/* upstream's link states: 0 unused, 1 inactive, 2 activating, 3 active */
+static const u32 smc_nl_link_state[] = {
+	[SMCR_LINK_ACTIVATING]	= 2,
+	[SMCR_LINK_ACTIVE]	= 3,
+	[SMCR_LINK_DOWN]	= 1,
+};
+
+static struct genl_family smc_nl_family;
+
+/* cb->args[]: the id shown last, and whether a single reply went out */
+#define SMC_NL_LAST(cb)		((cb)->args[0])
+#define SMC_NL_DONE(cb)		((cb)->args[1])
+
+static void *smc_nl_start(struct sk_buff *skb, struct netlink_callback *cb,
+			  u8 cmd)
+{
+	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+			   cb->nlh->nlmsg_seq, &smc_nl_family, NLM_F_MULTI,
+			   cmd);
+}
+
+/* A u64 as NLA_UINT does it: 4 bytes when the value fits */
+static int smc_nl_put_uint(struct sk_buff *skb, int type, u64 v)
+{
+	u32 v32 = v;
+
+	if (v == v32)
+		return nla_put_u32(skb, type, v32);
+	return nla_put(skb, type, sizeof(v), &v);
+}
+
+/* A fixed-size field of the wire as a string: up to @len bytes + NUL */
+static int smc_nl_put_field(struct sk_buff *skb, int type, const u8 *s,
+			    size_t len)
+{
+	char buf[SMC_MAX_EID_LEN + 1];
+
+	len = min(len, sizeof(buf) - 1);
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	return nla_put_string(skb, type, buf);
+}
+
+static int smc_nl_put_gid(struct sk_buff *skb, int type, const u8 *gid)
+{
+	char buf[SMC_NL_GID_STR];
+	int i, n = 0;
+
+	for (i = 0; i < 16; i += 2)
+		n += scnprintf(buf + n, sizeof(buf) - n, "%s%02x%02x",
+			       i ? ":" : "", gid[i], gid[i + 1]);
+	return nla_put_string(skb, type, buf);
+}
+
+/* ---- system ---- */
+
+static int smc_nl_sys_info(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	u8 host[SMC_CLC_HOSTNAME_LEN];
+	struct smcd_dev *lo;
+	struct nlattr *nest;
+	bool ism_v2;
+	void *hdr;
+
+	if (SMC_NL_DONE(cb))
+		return 0;
+	hdr = smc_nl_start(skb, cb, SMC_NETLINK_GET_SYS_INFO);
+	if (!hdr)
+		return -EMSGSIZE;
+	lo = smcd_dev_get_loopback();
+	ism_v2 = lo;
+	if (lo)
+		smcd_dev_put(lo);
+	smc_hs_hostname(host);
+	nest = nla_nest_start(skb, SMC_GEN_SYS_INFO);
+	if (!nest ||
+	    nla_put_u8(skb, SMC_NLA_SYS_VER, SMC_V2) ||
+	    nla_put_u8(skb, SMC_NLA_SYS_REL, SMC_NL_RELEASE) ||
+	    nla_put_u8(skb, SMC_NLA_SYS_IS_ISM_V2, ism_v2) ||
+	    nla_put_u8(skb, SMC_NLA_SYS_IS_SMCR_V2, 1) ||
+	    smc_nl_put_field(skb, SMC_NLA_SYS_LOCAL_HOST, host, sizeof(host)) ||
+	    /* no system EID outside s390 */
+	    (ism_v2 && nla_put_string(skb, SMC_NLA_SYS_SEID, "")))
+		goto cancel;
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	SMC_NL_DONE(cb) = 1;
+	return skb->len;
+
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/* ---- SMC-R link groups and links ---- */
+
+static int smc_nl_lgr_v2(struct sk_buff *skb, const struct smcr_lgr_info *g)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, SMC_NLA_LGR_R_V2_COMMON);
+	if (!nest ||
+	    nla_put_u8(skb, SMC_NLA_LGR_V2_VER, SMC_V2) ||
+	    nla_put_u8(skb, SMC_NLA_LGR_V2_REL, g->release) ||
+	    nla_put_u8(skb, SMC_NLA_LGR_V2_OS, g->peer_os) ||
+	    smc_nl_put_field(skb, SMC_NLA_LGR_V2_PEER_HOST, g->peer_host,
+			     sizeof(g->peer_host)) ||
+	    smc_nl_put_field(skb, SMC_NLA_LGR_V2_NEG_EID, g->eid,
+			     sizeof(g->eid)))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	nest = nla_nest_start(skb, SMC_NLA_LGR_R_V2);
+	if (!nest ||
+	    nla_put_u8(skb, SMC_NLA_LGR_R_V2_DIRECT, g->direct) ||
+	    nla_put_u8(skb, SMC_NLA_LGR_R_V2_MAX_CONNS, g->max_conns) ||
+	    nla_put_u8(skb, SMC_NLA_LGR_R_V2_MAX_LINKS, g->max_links))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int smc_nl_lgr_r(struct sk_buff *skb, struct netlink_callback *cb,
+			const struct smcr_lgr_info *g)
+{
+	struct nlattr *nest;
+	void *hdr;
+	u8 type;
+
+	hdr = smc_nl_start(skb, cb, SMC_NETLINK_GET_LGR_SMCR);
+	if (!hdr)
+		return -EMSGSIZE;
+	type = g->nlinks > 1 ? SMC_NL_LGR_SYMMETRIC :
+	       g->nlinks ? SMC_NL_LGR_SINGLE : 0;
+	nest = nla_nest_start(skb, SMC_GEN_LGR_SMCR);
+	if (!nest ||
+	    nla_put_u32(skb, SMC_NLA_LGR_R_ID, g->id) ||
+	    nla_put_u32(skb, SMC_NLA_LGR_R_CONNS_NUM, g->conns) ||
+	    nla_put_u8(skb, SMC_NLA_LGR_R_ROLE, g->role) ||
+	    nla_put_u8(skb, SMC_NLA_LGR_R_TYPE, type) ||
+	    nla_put_u8(skb, SMC_NLA_LGR_R_BUF_TYPE, 0) ||
+	    nla_put_u8(skb, SMC_NLA_LGR_R_VLAN_ID, 0) ||
+	    nla_put_u64_64bit(skb, SMC_NLA_LGR_R_NET_COOKIE, g->net_cookie,
+			      SMC_NLA_LGR_R_PAD) ||
+	    nla_put_string(skb, SMC_NLA_LGR_R_PNETID, g->pnetid) ||
+	    smc_nl_put_uint(skb, SMC_NLA_LGR_R_SNDBUF_ALLOC,
+			    g->sndbuf_alloc) ||
+	    smc_nl_put_uint(skb, SMC_NLA_LGR_R_RMB_ALLOC, g->rmb_alloc) ||
+	    smc_nl_lgr_v2(skb, g))
+		goto cancel;
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int smc_nl_link(struct sk_buff *skb, struct netlink_callback *cb,
+		       const struct smcr_link_info *l)
+{
+	struct nlattr *nest;
+	u32 uid, peer_uid;
+	void *hdr;
+
+	hdr = smc_nl_start(skb, cb, SMC_NETLINK_GET_LINK_SMCR);
+	if (!hdr)
+		return -EMSGSIZE;
+	/* the UID bytes as they are, read as a host u32 (as upstream) */
+	memcpy(&uid, l->uid, sizeof(uid));
+	memcpy(&peer_uid, l->peer_uid, sizeof(peer_uid));
+	nest = nla_nest_start(skb, SMC_GEN_LINK_SMCR);
+	if (!nest ||
+	    nla_put_u8(skb, SMC_NLA_LINK_ID, l->id) ||
+	    nla_put_u32(skb, SMC_NLA_LINK_STATE,
+			smc_nl_link_state[l->state]) ||
+	    nla_put_u32(skb, SMC_NLA_LINK_CONN_CNT, l->conns) ||
+	    nla_put_u8(skb, SMC_NLA_LINK_IB_PORT, l->port) ||
+	    nla_put_u32(skb, SMC_NLA_LINK_NET_DEV, l->ifindex) ||
+	    nla_put_string(skb, SMC_NLA_LINK_IB_DEV, l->ibname) ||
+	    nla_put_u32(skb, SMC_NLA_LINK_UID, uid) ||
+	    nla_put_u32(skb, SMC_NLA_LINK_PEER_UID, peer_uid) ||
+	    smc_nl_put_gid(skb, SMC_NLA_LINK_GID, l->gid) ||
+	    smc_nl_put_gid(skb, SMC_NLA_LINK_PEER_GID, l->peer_gid) ||
+	    nla_put_u32(skb, SMC_NLA_LINK_CQ_VECTOR, l->vec))
+		goto cancel;
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/*
+ * Link groups, and with @links each followed by its links.  A group and
+ * its links go into one skb or, if it is full, all into the next.
+ */
+static int smc_nl_lgrs_r(struct sk_buff *skb, struct netlink_callback *cb,
+			 bool links)
+{
+	struct smcr_lgr_info *g;
+	unsigned char *mark;
+	unsigned int i;
+	int rc = 0;
+
+	g = kmalloc(sizeof(*g), GFP_KERNEL);
+	if (!g)
+		return -ENOMEM;
+	while (!smcr_lgr_info_next(SMC_NL_LAST(cb), g)) {
+		mark = skb_tail_pointer(skb);
+		rc = smc_nl_lgr_r(skb, cb, g);
+		for (i = 0; !rc && links && i < g->nlinks; i++)
+			rc = smc_nl_link(skb, cb, &g->links[i]);
+		if (rc) {
+			nlmsg_trim(skb, mark);
+			break;
+		}
+		SMC_NL_LAST(cb) = g->id;
+	}
+	kfree(g);
+	/* a group that fits no empty skb ends the dump with an error */
+	if (rc && !skb->len)
+		return rc;
+	return skb->len;
+}
+
+static int smc_nl_get_lgr_r(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return smc_nl_lgrs_r(skb, cb, false);
+}
+
+static int smc_nl_get_link_r(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return smc_nl_lgrs_r(skb, cb, true);
+}
+
+/* ---- SMC-R devices ---- */
+
+static int smc_nl_dev_port(struct sk_buff *skb, int type,
+			   const struct smcr_dev_port_info *p)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, type);
+	if (!nest ||
+	    nla_put_u8(skb, SMC_NLA_DEV_PORT_PNET_USR, !!p->pnetid[0]) ||
+	    nla_put_string(skb, SMC_NLA_DEV_PORT_PNETID, p->pnetid) ||
+	    nla_put_u32(skb, SMC_NLA_DEV_PORT_NETDEV, p->ifindex) ||
+	    nla_put_u8(skb, SMC_NLA_DEV_PORT_VALID, 1) ||
+	    nla_put_u8(skb, SMC_NLA_DEV_PORT_STATE, p->active) ||
+	    nla_put_u32(skb, SMC_NLA_DEV_PORT_LNK_CNT, p->links))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* Our addition: one nest a completion vector, with its load */
+static int smc_nl_dev_cqs(struct sk_buff *skb, const struct smcr_dev_info *d)
+{
+	struct nlattr *nest;
+	unsigned int v;
+
+	for (v = 0; v < d->ncqv; v++) {
+		nest = nla_nest_start(skb, SMC_NLA_DEV_CQ);
+		if (!nest ||
+		    nla_put_u32(skb, SMC_NLA_CQ_VECTOR, v) ||
+		    nla_put_u32(skb, SMC_NLA_CQ_QPS, d->vec_qps[v]) ||
+		    nla_put_u64_64bit(skb, SMC_NLA_CQ_COMPLETIONS,
+				      d->vec_done[v], SMC_NLA_CQ_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
+static int smc_nl_dev_r(struct sk_buff *skb, struct netlink_callback *cb,
+			const struct smcr_dev_info *d)
+{
+	static const int port_attr[SMCR_PNET_PORTS] = {
+		SMC_NLA_DEV_PORT, SMC_NLA_DEV_PORT2,
+	};
+	struct nlattr *nest;
+	unsigned int i;
+	void *hdr;
+
+	hdr = smc_nl_start(skb, cb, SMC_NETLINK_GET_DEV_SMCR);
+	if (!hdr)
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, SMC_GEN_DEV_SMCR);
+	if (!nest || nla_put_u8(skb, SMC_NLA_DEV_IS_CRIT, d->crit))
+		goto cancel;
+	if (d->pci &&
+	    (nla_put_u32(skb, SMC_NLA_DEV_PCI_FID, 0) ||
+	     nla_put_u16(skb, SMC_NLA_DEV_PCI_CHID, 0) ||
+	     nla_put_u16(skb, SMC_NLA_DEV_PCI_VENDOR, d->pci_vendor) ||
+	     nla_put_u16(skb, SMC_NLA_DEV_PCI_DEVICE, d->pci_device) ||
+	     nla_put_string(skb, SMC_NLA_DEV_PCI_ID, d->pci_id)))
+		goto cancel;
+	if (nla_put_string(skb, SMC_NLA_DEV_IB_NAME, d->name))
+		goto cancel;
+	for (i = 0; i < SMCR_PNET_PORTS; i++)
+		if (d->port[i].valid &&
+		    smc_nl_dev_port(skb, port_attr[i], &d->port[i]))
+			goto cancel;
+	if (smc_nl_dev_cqs(skb, d))
+		goto cancel;
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int smc_nl_get_dev_r(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct smcr_dev_info *d;
+	int rc = 0;
+
+	d = kmalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	while (!smcr_dev_info_next(SMC_NL_LAST(cb), d)) {
+		rc = smc_nl_dev_r(skb, cb, d);
+		if (rc)
+			break;
+		/* device indexes start at 0: the next one to look for */
+		SMC_NL_LAST(cb) = d->index + 1;
+	}
+	kfree(d);
+	if (rc && !skb->len)
+		return rc;
+	return skb->len;
+}
+
+/* ---- SMC-D ---- */
+
+static int smc_nl_lgr_d(struct sk_buff *skb, struct netlink_callback *cb,
+			const struct smcd_lgr_info *g)
+{
+	struct nlattr *nest;
+	void *hdr;
+
+	hdr = smc_nl_start(skb, cb, SMC_NETLINK_GET_LGR_SMCD);
+	if (!hdr)
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, SMC_GEN_LGR_SMCD);
+	if (!nest ||
+	    nla_put_u32(skb, SMC_NLA_LGR_D_ID, g->id) ||
+	    nla_put_u64_64bit(skb, SMC_NLA_LGR_D_GID, g->gid,
+			      SMC_NLA_LGR_D_PAD) ||
+	    nla_put_u64_64bit(skb, SMC_NLA_LGR_D_EXT_GID, g->gid_ext,
+			      SMC_NLA_LGR_D_PAD) ||
+	    nla_put_u64_64bit(skb, SMC_NLA_LGR_D_PEER_GID, g->peer_gid,
+			      SMC_NLA_LGR_D_PAD) ||
+	    nla_put_u64_64bit(skb, SMC_NLA_LGR_D_PEER_EXT_GID,
+			      g->peer_gid_ext, SMC_NLA_LGR_D_PAD) ||
+	    nla_put_u8(skb, SMC_NLA_LGR_D_VLAN_ID, 0) ||
+	    nla_put_u32(skb, SMC_NLA_LGR_D_CONNS_NUM, g->conns) ||
+	    nla_put_u32(skb, SMC_NLA_LGR_D_CHID, g->chid) ||
+	    nla_put_string(skb, SMC_NLA_LGR_D_PNETID, g->pnetid))
+		goto cancel;
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int smc_nl_get_lgr_d(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct smcd_lgr_info g;
+	int rc = 0;
+
+	while (!smcd_lgr_info_next(SMC_NL_LAST(cb), &g)) {
+		rc = smc_nl_lgr_d(skb, cb, &g);
+		if (rc)
+			break;
+		SMC_NL_LAST(cb) = g.id;
+	}
+	if (rc && !skb->len)
+		return rc;
+	return skb->len;
+}
+
+/*
+ * SMC-D devices: upstream lists ISM hardware here, never loopback-ism,
+ * which is the only SMC-D device we have.  The dump is empty.
+ */
+static int smc_nl_get_dev_d(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return 0;
+}
+
+/* ---- handshake limitation, the netns default for new sockets ---- */
+
+static int smc_nl_get_hs_limit(struct sk_buff *skb,
+			       struct netlink_callback *cb)
+{
+	struct smc_net *sn = smc_net(sock_net(skb->sk));
+	void *hdr;
+
+	if (SMC_NL_DONE(cb))
+		return 0;
+	hdr = smc_nl_start(skb, cb, SMC_NETLINK_DUMP_HS_LIMITATION);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u8(skb, SMC_NLA_HS_LIMITATION_ENABLED,
+		       READ_ONCE(sn->limit_smc_hs))) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	SMC_NL_DONE(cb) = 1;
+	return skb->len;
+}
+
+static int smc_nl_enable_hs_limit(struct sk_buff *skb,
+				  struct genl_info *info)
+{
+	WRITE_ONCE(smc_net(genl_info_net(info))->limit_smc_hs, true);
+	return 0;
+}
+
+static int smc_nl_disable_hs_limit(struct sk_buff *skb,
+				   struct genl_info *info)
+{
+	WRITE_ONCE(smc_net(genl_info_net(info))->limit_smc_hs, false);
+	return 0;
+}
+
+/* Requests carry no attributes (the UEID commands will carry one) */
+static const struct nla_policy smc_nl_policy[SMC_NLA_EID_TABLE_MAX + 1] = {
+	[SMC_NLA_EID_TABLE_ENTRY]	= { .type = NLA_REJECT },
+};
+
+static const struct genl_ops smc_nl_ops[] = {
+	{
+		.cmd	= SMC_NETLINK_GET_SYS_INFO,
+		.dumpit	= smc_nl_sys_info,
+	},
+	{
+		.cmd	= SMC_NETLINK_GET_LGR_SMCR,
+		.dumpit	= smc_nl_get_lgr_r,
+	},
+	{
+		.cmd	= SMC_NETLINK_GET_LINK_SMCR,
+		.dumpit	= smc_nl_get_link_r,
+	},
+	{
+		.cmd	= SMC_NETLINK_GET_LGR_SMCD,
+		.dumpit	= smc_nl_get_lgr_d,
+	},
+	{
+		.cmd	= SMC_NETLINK_GET_DEV_SMCD,
+		.dumpit	= smc_nl_get_dev_d,
+	},
+	{
+		.cmd	= SMC_NETLINK_GET_DEV_SMCR,
+		.dumpit	= smc_nl_get_dev_r,
+	},
+	{
+		.cmd	= SMC_NETLINK_DUMP_HS_LIMITATION,
+		.dumpit	= smc_nl_get_hs_limit,
+	},
+	{
+		.cmd	= SMC_NETLINK_ENABLE_HS_LIMITATION,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= smc_nl_enable_hs_limit,
+	},
+	{
+		.cmd	= SMC_NETLINK_DISABLE_HS_LIMITATION,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= smc_nl_disable_hs_limit,
+	},
+};
+
+static struct genl_family smc_nl_family __ro_after_init = {
+	.name		= SMC_GENL_FAMILY_NAME,
+	.version	= SMC_GENL_FAMILY_VERSION,
+	.hdrsize	= 0,
+	.maxattr	= SMC_NLA_EID_TABLE_MAX,
+	.policy		= smc_nl_policy,
+	.netnsok	= true,
+	.module		= THIS_MODULE,
+	.ops		= smc_nl_ops,
+	.n_ops		= ARRAY_SIZE(smc_nl_ops),
+	.resv_start_op	= SMC_NETLINK_DISABLE_HS_LIMITATION + 1,
+};
+
+int smc_nl_init(void)
+{
+	return genl_register_family(&smc_nl_family);
+}
+
+void smc_nl_exit(void)
+{
+	genl_unregister_family(&smc_nl_family);
+}
