@@ -7,7 +7,8 @@
 # checked through sock_diag.  The QPs of the link groups and their
 # completion vectors are read from /sys/kernel/debug/smc/rdma-devices
 # ("qps N0 N1 ...": the QPs bound to each vector), the link groups from
-# /sys/kernel/debug/smc/smcr-linkgroups (one line each, with "conns N").
+# /sys/kernel/debug/smc/smcr-linkgroups (one line each, with "conns N"),
+# and compared with what the smc tool shows over netlink.
 #
 # SMCR_TESTS=N runs the first N cases only (debugging).
 
@@ -17,7 +18,9 @@
 DEVS=/sys/kernel/debug/smc/rdma-devices
 LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 XFER=$HERE/smc_xfer
-NCASES=22
+NLCHECK=$HERE/smc_nl_check.py
+SMC_TOOL=$REPO/tools/net/smc/smc
+NCASES=25
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
@@ -25,6 +28,7 @@ require_tools rdma ip sysctl
 mount_debugfs
 [ -r "$DEVS" ] || ktap_skip_all "no $DEVS"
 [ -x "$XFER" ] || ktap_skip_all "smc_xfer not built"
+[ -x "$SMC_TOOL" ] || ktap_skip_all "tools/net/smc/smc not built"
 smcr_topo_setup
 
 smcd_param=/sys/module/smc/parameters/smcd
@@ -147,6 +151,37 @@ for dev in "$SMCR_RXEA" "$SMCR_RXEB"; do
 done
 ktap_diag "$(cat "$DEVS")"
 ktap_result "second link group of each device on its least-used vector" $rc
+
+# 3b: the same through netlink, as the smc tool shows it
+rc=0
+"$NLCHECK" vectors "$SMC_TOOL" "$DEVS" > "$tmp_dir/nl.1" 2>&1 || rc=1
+ktap_diag "$(cat "$tmp_dir/nl.1"; "$SMC_TOOL" dev 2>&1)"
+ktap_result "netlink: QPs of each completion vector as in debugfs" $rc
+rc=0
+"$NLCHECK" links "$SMC_TOOL" "$LGRS" 2>&1 || rc=1
+ktap_diag "$("$SMC_TOOL" lgr 2>&1)"
+ktap_result "netlink: every SMC-R link group and link, with its CQ vector" $rc
+
+# 3c: completions are counted on the vectors and grow with traffic
+done_sum()
+{
+	awk '{ s += $3 } END { print s + 0 }' "$1"
+}
+rc=0
+port=$(free_port)
+"$XFER" -s "$SMCR_B" "$port" -n 300000 -m 300000 -t 30 \
+	-r "$tmp_dir/nl.ready" > "$tmp_dir/nl.srv" 2>&1 &
+track $!
+wait_until 10 test -e "$tmp_dir/nl.ready" || rc=1
+"$XFER" -c "$SMCR_B" "$port" -n 300000 -m 300000 -t 30 \
+	> "$tmp_dir/nl.cli" 2>&1 || rc=1
+wait
+"$NLCHECK" vectors "$SMC_TOOL" "$DEVS" > "$tmp_dir/nl.2" 2>&1 || rc=1
+before=$(done_sum "$tmp_dir/nl.1")
+after=$(done_sum "$tmp_dir/nl.2")
+ktap_diag "completions before $before after $after"
+[ "$before" -gt 0 ] && [ "$after" -gt "$before" ] || rc=1
+ktap_result "netlink: completions counted per vector, growing with traffic" $rc
 
 # 4: many connections at once over one link group: the send slots and
 # the shared receive queue are shared by all
