@@ -1627,14 +1627,32 @@ static int check_accept(const uint8_t *b, int got, char *why, size_t wl)
 	return 0;
 }
 
+/* Propose SMC-D with our own GIDs on @fd; the Accept lands in @rsp */
+static int propose_own(int fd, const char *tag, uint8_t *rsp, int max)
+{
+	static uint8_t buf[1024];
+	int len, got, end, err;
+	struct prop p;
+	char why[160];
+
+	prop_init(&p);
+	prop_own_gids(&p);
+	len = prop_build(buf, sizeof(buf), &p);
+	send_all(fd, buf, len);
+	got = recv_clc(fd, rsp, max, QUICK_MS, &end, &err);
+	if (check_accept(rsp, got, why, sizeof(why))) {
+		ktap_diag("%s: %s (%s)", tag, why, end_name(end, err));
+		return -1;
+	}
+	return 0;
+}
+
 static void run_acase(int i)
 {
 	const char *name = acases[i].name;
 	static uint8_t buf[1024], rsp[256];
 	int fd, len, got, end, err, rc = 0;
-	struct prop p;
 	struct acc c;
-	char why[160];
 
 	if (!own_ism_cnt) {
 		ktap_skip(name, "own GID unknown (client cases failed)");
@@ -1647,13 +1665,7 @@ static void run_acase(int i)
 		ktap_result(0, name);
 		return;
 	}
-	prop_init(&p);
-	prop_own_gids(&p);
-	len = prop_build(buf, sizeof(buf), &p);
-	send_all(fd, buf, len);
-	got = recv_clc(fd, rsp, sizeof(rsp), QUICK_MS, &end, &err);
-	if (check_accept(rsp, got, why, sizeof(why))) {
-		ktap_diag("%s: %s (%s)", name, why, end_name(end, err));
+	if (propose_own(fd, name, rsp, sizeof(rsp))) {
 		close(fd);
 		ktap_result(0, name);
 		return;
@@ -1740,20 +1752,10 @@ static void run_acase(int i)
  */
 static int sync_accept(int fd, const char *tag, int *fc)
 {
-	static uint8_t buf[1024], rsp[256];
-	int len, got, end, err;
-	struct prop p;
-	char why[160];
+	static uint8_t rsp[256];
 
-	prop_init(&p);
-	prop_own_gids(&p);
-	len = prop_build(buf, sizeof(buf), &p);
-	send_all(fd, buf, len);
-	got = recv_clc(fd, rsp, sizeof(rsp), QUICK_MS, &end, &err);
-	if (check_accept(rsp, got, why, sizeof(why))) {
-		ktap_diag("%s: %s (%s)", tag, why, end_name(end, err));
+	if (propose_own(fd, tag, rsp, sizeof(rsp)))
 		return -1;
-	}
 	*fc = !!(rsp[7] & 0x08);
 	return 0;
 }
