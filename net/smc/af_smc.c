@@ -111,6 +111,7 @@ struct sock *smc_sock_alloc(struct net *net, struct socket *sock,
 	smc = smc_sk(sk);
 	smc->path = SMC_PATH_TCP;
 	smc->limit_hs = READ_ONCE(sn->limit_smc_hs);
+	smc->stats = sn->stats;
 	INIT_WORK(&smc->connect_work, smc_connect_work);
 	INIT_WORK(&smc->handshake_work, smc_handshake_work);
 	INIT_LIST_HEAD(&smc->accept_node);

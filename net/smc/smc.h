@@ -14,7 +14,8 @@
  *   smc sock lock (lock_sock)
  *     -> smc_listen_info.lock (accept queue spinlock)
  *     -> clcsock sock lock (taken inside kernel TCP calls)
- *   smc_sock_table.lock (rwlock) is a leaf.
+ *   smc_sock_table.lock (rwlock) is a leaf, and so is the fallback
+ *   statistics mutex (smc_net.fback.lock).
  * Callbacks installed on the clcsock run under the clcsock lock or in
  * softirq context; they never take the smc sock lock, they only wake
  * waiters or queue work.
@@ -33,6 +34,7 @@
 #include "smc_close_fsm.h"
 #include "smc_compat.h"
 #include "smc_ism.h"
+#include "smc_stats.h"
 #include "smcr_dev.h"
 
 /* socket(AF_SMC, SOCK_STREAM, proto): the family of the internal socket */
@@ -41,6 +43,15 @@
 
 #define SMC_DEFAULT_BUFSIZE	(64 * 1024)	/* net.smc.wmem/rmem */
 #define SMC_MIN_BUFSIZE		(16 * 1024)
+#define SMC_AUTOCORK_DEFAULT	(64 * 1024)	/* net.smc.autocorking_size */
+#define SMC_TESTLINK_DEFAULT	(30 * HZ)	/* net.smc.smcr_testlink_time */
+
+/* net.smc.smcr_buf_type: the memory of new SMC-R buffers */
+enum {
+	SMCR_BUF_PHYS,		/* physically contiguous pages */
+	SMCR_BUF_VIRT,		/* virtually contiguous (vmalloc) */
+	SMCR_BUF_MIXED,		/* contiguous pages if cheap, else vmalloc */
+};
 
 /* sk_state values; these numbers are user API (sock_diag, smcss) */
 enum smc_state {
@@ -134,6 +145,11 @@ struct smc_conn {
 	struct work_struct	release_work;
 	u16			cdc_tx_seq;	/* last CDC sequence sent */
 	u16			cdc_tx_done;	/* last one whose send completed */
+	/* data held back until the CDC in flight completes, and the work
+	 * that then sends it (see smc_tx_autocork())
+	 */
+	bool			tx_autocorked;
+	struct work_struct	tx_work;
 	u16			cdc_rx_seq;	/* last CDC sequence taken */
 	bool			cdc_rx_seq_valid;
 
@@ -269,10 +285,19 @@ struct smc_sock {
 
 	struct smc_conn		conn;		/* paths SMCD and SMCR */
 
+	struct smc_stats __percpu *stats;	/* of its netns */
+
 	/* options stored for later use */
 	bool			limit_hs;	/* SOL_SMC SMC_LIMIT_HS */
 	int			defer_accept;	/* TCP_DEFER_ACCEPT seconds */
 };
+
+/* The smc sock of an internal TCP socket; RCU read side */
+static inline struct smc_sock *smc_clcsk_owner(const struct sock *clcsk)
+{
+	return __rcu_dereference_sk_user_data_with_flags(clcsk,
+							 SK_USER_DATA_NOCOPY);
+}
 
 static inline struct smc_sock *smc_sk(const struct sock *sk)
 {
@@ -394,6 +419,7 @@ struct smc_hs {
 	struct smcd_dev		*smcd;		/* SMC-D offered / chosen */
 	bool			smcr;		/* SMC-R offered */
 	struct smcr_gid_info	gi;		/* our GID for SMC-R */
+	u8			eid[SMC_CLC_EID_LEN];	/* negotiated */
 };
 
 /* smc_handshake.c */
@@ -481,6 +507,8 @@ ssize_t smc_conn_splice_read(struct smc_sock *smc,
 			     struct pipe_inode_info *pipe, size_t len,
 			     bool nonblock);
 void smc_tx_publish(struct smc_sock *smc);
+void smc_tx_cdc_done(struct smc_sock *smc, u16 seq);
+u32 smc_conn_readable(struct smc_sock *smc);
 void smc_tx_flush(struct smc_sock *smc);
 void smc_send_conn_flags(struct smc_sock *smc, u8 flags);
 
@@ -510,9 +538,18 @@ static inline void smc_tx_done(struct smc_sock *smc)
 
 /* smc_netns.c */
 struct smc_net {
-	int			wmem;		/* net.smc.wmem */
-	int			rmem;		/* net.smc.rmem */
-	bool			limit_smc_hs;	/* net.smc.limit_smc_hs */
+	/* net.smc sysctls, see Documentation/networking/smc-sysctl.rst */
+	int			wmem;
+	int			rmem;
+	int			limit_smc_hs;	/* 0 or 1 */
+	unsigned int		autocorking_size;
+	unsigned int		smcr_buf_type;	/* SMCR_BUF_* */
+	int			smcr_testlink_time;	/* jiffies, 0: off */
+	int			smcr_max_links_per_lgr;
+	int			smcr_max_conns_per_lgr;
+	struct ctl_table_header	*sysctl;
+	struct smc_stats __percpu *stats;
+	struct smc_fback_stats	fback;
 	struct mutex		pnet_lock;	/* pnet_list */
 	struct list_head	pnet_list;	/* the PNET ID table */
 };
@@ -520,6 +557,10 @@ struct smc_net {
 struct smc_net *smc_net(const struct net *net);
 int smc_netns_init(void);
 void smc_netns_exit(void);
+
+/* smc_sysctl.c */
+int smc_sysctl_net_init(struct net *net, struct smc_net *sn);
+void smc_sysctl_net_exit(struct smc_net *sn);
 
 /* smc_pnet.c */
 void smc_pnet_net_init(struct smc_net *sn);
@@ -533,6 +574,8 @@ int smc_pnet_init(void);
 /* smc_netlink.c: the SMC_GEN_NETLINK family */
 int smc_nl_init(void);
 void smc_nl_exit(void);
+void *smc_nl_start(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd);
+int smc_nl_put_uint(struct sk_buff *skb, int type, u64 v);
 void smc_pnet_exit(void);
 
 #endif /* __SMC_H */

@@ -10,6 +10,7 @@
 #define __SMC_COMPAT_H
 
 #include <linux/net.h>
+#include <net/net_namespace.h>
 
 int smc_accept_common(struct socket *sock, struct socket *newsock,
 		      int flags);
@@ -28,6 +29,23 @@ static inline int smc_compat_accept(struct socket *sock,
 				    struct proto_accept_arg *arg)
 {
 	return smc_accept_common(sock, newsock, arg->flags);
+}
+#endif
+
+/* sysctl tables: before 6.6 sized by an empty last entry only */
+#ifdef SMC_COMPAT_SYSCTL_SENTINEL
+static inline struct ctl_table_header *
+smc_register_net_sysctl(struct net *net, const char *path,
+			struct ctl_table *table, size_t n)
+{
+	return register_net_sysctl(net, path, table);
+}
+#else
+static inline struct ctl_table_header *
+smc_register_net_sysctl(struct net *net, const char *path,
+			struct ctl_table *table, size_t n)
+{
+	return register_net_sysctl_sz(net, path, table, n);
 }
 #endif
 

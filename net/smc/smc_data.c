@@ -83,8 +83,10 @@ static bool smc_rx_cdc_bad(const struct smc_conn *c,
  */
 static void smc_wake_writers(struct smc_sock *smc)
 {
-	if (test_and_clear_bit(SMC_TX_NOSPACE, &smc->conn.tx_flags))
+	if (test_and_clear_bit(SMC_TX_NOSPACE, &smc->conn.tx_flags)) {
+		smc_stats_tx_full(smc, false);
 		smc->sk.sk_write_space(&smc->sk);
+	}
 }
 
 /*
@@ -158,8 +160,11 @@ void smc_conn_rx_cdc(struct smc_sock *smc, const struct smc_cdc_view *in)
 }
 
 /* The transport-neutral state of a new connection */
+static void smc_tx_work(struct work_struct *work);
+
 void smc_conn_init(struct smc_conn *c)
 {
+	INIT_WORK(&c->tx_work, smc_tx_work);
 	spin_lock_init(&c->tx_lock);
 	spin_lock_init(&c->rx_lock);
 	seqcount_spinlock_init(&c->rx_seq, &c->rx_lock);
@@ -241,6 +246,12 @@ void smc_send_conn_flags(struct smc_sock *smc, u8 flags)
 	smc_tx_publish(smc);
 }
 
+/* Bytes produced that the peer was not told of yet; sock lock held */
+static u32 smc_tx_unsent(struct smc_conn *c)
+{
+	return smc_curs_diff(c->tx_ring, &c->tx_prod_sent, &c->tx_prod);
+}
+
 /* Publish data held back by corking */
 void smc_tx_flush(struct smc_sock *smc)
 {
@@ -252,6 +263,76 @@ void smc_tx_flush(struct smc_sock *smc)
 	spin_unlock_bh(&c->tx_lock);
 	if (held)
 		smc_tx_publish(smc);
+}
+
+/*
+ * Autocorking (SMC-R): a small write while a CDC of ours is still in
+ * flight waits for its completion and goes out with what follows it,
+ * up to net.smc.autocorking_size bytes (at most half the ring).  Many
+ * small sends so cost one RDMA write and one CDC per round trip of the
+ * device, not one each.  SMC-D writes are synchronous: nothing to wait
+ * for.
+ */
+static bool smc_tx_autocork(struct smc_sock *smc, const struct msghdr *msg,
+			    u32 unsent, u32 room)
+{
+	struct smc_conn *c = &smc->conn;
+	u32 limit;
+
+	if (!c->link || !room || (msg->msg_flags & MSG_OOB))
+		return false;
+	limit = READ_ONCE(smc_net(sock_net(&smc->sk))->autocorking_size);
+	limit = min(limit, c->tx_ring / 2);
+	return unsent < limit &&
+	       READ_ONCE(c->cdc_tx_done) != READ_ONCE(c->cdc_tx_seq);
+}
+
+/*
+ * Hold data back by autocorking.  Either the completion sees the flag
+ * or we see the completion (the barriers pair): false when it came
+ * meanwhile, and the data must go now.
+ */
+static bool smc_tx_autocork_hold(struct smc_conn *c)
+{
+	WRITE_ONCE(c->tx_autocorked, true);
+	smp_mb();	/* flag before the look; pairs with smc_tx_cdc_done() */
+	if (READ_ONCE(c->cdc_tx_done) != READ_ONCE(c->cdc_tx_seq))
+		return true;
+	WRITE_ONCE(c->tx_autocorked, false);
+	return false;
+}
+
+/* Completion of our CDC @seq (SMC-R, any context) */
+void smc_tx_cdc_done(struct smc_sock *smc, u16 seq)
+{
+	struct smc_conn *c = &smc->conn;
+
+	WRITE_ONCE(c->cdc_tx_done, seq);
+	smp_mb();	/* done before the flag; pairs with the hold */
+	/* the held data waits for the last CDC in flight */
+	if (!READ_ONCE(c->tx_autocorked) || seq != READ_ONCE(c->cdc_tx_seq))
+		return;
+	if (!refcount_inc_not_zero(&smc->sk.sk_refcnt))
+		return;
+	if (!queue_work(smc_hs_wq, &c->tx_work))
+		sock_put(&smc->sk);
+}
+
+/* Send what autocorking held back, unless the socket is gone */
+static void smc_tx_work(struct work_struct *work)
+{
+	struct smc_sock *smc = container_of(work, struct smc_sock,
+					    conn.tx_work);
+	struct sock *sk = &smc->sk;
+
+	lock_sock(sk);
+	if (READ_ONCE(smc->conn.tx_autocorked) &&
+	    !sock_flag(sk, SOCK_DEAD)) {
+		WRITE_ONCE(smc->conn.tx_autocorked, false);
+		smc_tx_flush(smc);
+	}
+	release_sock(sk);
+	sock_put(sk);
 }
 
 /* Bytes we may still write into the peer's ring */
@@ -289,6 +370,14 @@ static u32 smc_rx_avail(struct smc_conn *c, const struct smc_cursor *cons)
 	struct smc_cursor prod = smc_rx_curs(c, &c->peer_prod);
 
 	return min(smc_curs_diff(c->rmb_ring, cons, &prod), c->rmb_ring);
+}
+
+/* Bytes readable now, for the statistics (no lock: a glance) */
+u32 smc_conn_readable(struct smc_sock *smc)
+{
+	struct smc_conn *c = &smc->conn;
+
+	return c->rx_data ? smc_rx_avail(c, &c->rx_cons) : 0;
 }
 
 /* What a reader at @cons sees: bytes, and the distance to the mark */
@@ -394,9 +483,7 @@ static void smc_tx_flags(struct smc_conn *c, bool more, bool oob)
 /*
  * MSG_MORE or TCP_CORK: the header that announces the data waits for
  * the next write, as long as the peer's ring has room for it (@room,
- * what is left after this push).  There is no autocorking: the
- * doorbell is synchronous, so no earlier header is ever "in flight"
- * to wait for.
+ * what is left after this push).
  */
 static bool smc_tx_corked(struct smc_sock *smc, const struct msghdr *msg,
 			  u32 room)
@@ -416,7 +503,7 @@ int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct smc_conn *c = &smc->conn;
-	bool waiting = false, more, publish;
+	bool waiting = false, more, publish, corked;
 	struct sock *sk = &smc->sk;
 	size_t copied = 0;
 	long timeo;
@@ -437,6 +524,8 @@ int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 		}
 		space = smc_tx_space(c);
 		if (!space) {
+			if (!waiting)
+				smc_stats_tx_full(smc, true);
 			/* the peer must see what was held back, or never read */
 			smc_tx_flush(smc);
 			c->tx_prod_flags |= SMC_CDC_PF_WRITE_BLOCKED;
@@ -461,7 +550,13 @@ int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 		more = n < len - copied;
 		copied += n;
 		/* the room seen before the copy: the peer only adds to it */
-		publish = more || !smc_tx_corked(smc, msg, space - n);
+		corked = !more && smc_tx_corked(smc, msg, space - n);
+		publish = more || !corked;
+		if (publish && !more &&
+		    smc_tx_autocork(smc, msg, smc_tx_unsent(c) + n, space - n))
+			publish = !smc_tx_autocork_hold(c);
+		else if (publish)
+			WRITE_ONCE(c->tx_autocorked, false);
 		/* a transport that cannot send any more has failed us */
 		rc = publish ? smc_tx_prepare(smc, true) : 0;
 		if (rc) {

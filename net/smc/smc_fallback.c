@@ -50,11 +50,6 @@ int smc_fallback_init(void)
 }
 
 /* Caller holds rcu_read_lock; the smc sock is freed after a grace period */
-static struct smc_sock *smc_clcsk_owner(const struct sock *clcsk)
-{
-	return __rcu_dereference_sk_user_data_with_flags(clcsk,
-							 SK_USER_DATA_NOCOPY);
-}
 
 /*
  * A TCP socket with our callbacks but no smc sock: a child cloned from
@@ -73,6 +68,7 @@ static void smc_clcsk_heal(struct sock *clcsk)
 		clcsk->sk_write_space = smc_tcp_cb.write_space;
 		clcsk->sk_state_change = smc_tcp_cb.state_change;
 		clcsk->sk_error_report = smc_tcp_cb.error_report;
+		tcp_sk(clcsk)->smc_hs_congested = NULL;
 	}
 	write_unlock_bh(&clcsk->sk_callback_lock);
 }
@@ -245,5 +241,6 @@ void smc_switch_to_fallback(struct smc_sock *smc, u32 reason)
 	smc->fallback_rsn = reason;
 	WRITE_ONCE(smc->path, SMC_PATH_TCP);
 	smc->use_fallback = true;
+	smc_stats_fback(smc, reason);
 	smc_fallback_redirect(smc);
 }

@@ -15,6 +15,7 @@
 #include <net/sock.h>
 
 #include "smc.h"
+#include "smc_eid.h"
 #include "smc_ism.h"
 #include "smcr_dev.h"
 
@@ -106,6 +107,7 @@ int smc_connect_handshake(struct smc_sock *smc)
 {
 	struct smc_clc_proposal *p;
 	struct smc_clc_accept *a;
+	struct smc_net *sn;
 	struct smc_hs *hs;
 	int rc, len;
 
@@ -132,13 +134,16 @@ int smc_connect_handshake(struct smc_sock *smc)
 		    hs->smcd ? SMC_TYPE_D : SMC_TYPE_R;
 	p->release = SMC_CLC_RELEASE_MAX;
 	p->feature_mask = SMC_CLC_FEAT_MASK;
+	/* every user EID we have: the server takes one it knows */
+	p->eid_cnt = smc_ueid_copy(&p->eids[0][0]);
 	if (hs->smcd)
 		smc_clc_prop_add_ism(p, hs->smcd->gid.gid, hs->smcd->gid.gid_ext,
 				     hs->smcd->chid);
 	if (hs->smcr) {
 		memcpy(p->roce_v2_gid, hs->gi.gid, SMC_CLC_GID_LEN);
-		p->max_conns = SMC_CLC_CONNS_PER_LGR_MAX;
-		p->max_links = SMC_CLC_LINKS_PER_LGR_MAX;
+		sn = smc_net(sock_net(&smc->sk));
+		p->max_conns = READ_ONCE(sn->smcr_max_conns_per_lgr);
+		p->max_links = READ_ONCE(sn->smcr_max_links_per_lgr);
 	}
 	len = smc_clc_build_proposal(hs->buf, sizeof(hs->buf), p);
 	/* the SYN-ACK ended TCP's hold; the Accept's ACK rides on Confirm */
@@ -166,6 +171,10 @@ int smc_connect_handshake(struct smc_sock *smc)
 	else
 		rc = smcr_connect_accept(smc, hs);
 out:
+	if (!rc && smc_on_smc(smc))
+		smc_stats_hs_done(smc, false, a->version);
+	else if (rc)
+		smc_stats_hs_err(smc, false);
 	smc_hs_free(hs);
 	return rc;
 }
@@ -219,6 +228,11 @@ int smc_listen_handshake(struct smc_sock *child)
 	}
 	smc_hs_decline(child, reason, p->version);
 out:
+	/* we take SMC v2 only */
+	if (!rc && smc_on_smc(child))
+		smc_stats_hs_done(child, true, SMC_V2);
+	else if (rc)
+		smc_stats_hs_err(child, true);
 	smc_hs_free(hs);
 	return rc;
 }

@@ -66,6 +66,30 @@ static bool smc_listen_full(struct smc_listen_info *li)
 	       READ_ONCE(li->smc->sk.sk_max_ack_backlog);
 }
 
+/*
+ * TCP asks it for every SYN of our listening clcsock: with handshake
+ * limitation on, a listener that has as many children in handshake or
+ * waiting for accept() as its backlog takes new connections as plain
+ * TCP (its SYN-ACK goes without the SMC option), rather than keeping
+ * them waiting for a handshake slot.  Softirq, RCU read side.
+ */
+static bool smc_listen_congested(const struct sock *clcsk)
+{
+	struct smc_listen_info *li;
+	struct smc_sock *lsmc;
+	bool busy = false;
+
+	rcu_read_lock();
+	lsmc = smc_clcsk_owner(clcsk);
+	li = lsmc ? READ_ONCE(lsmc->listen) : NULL;
+	if (li && READ_ONCE(lsmc->limit_hs))
+		busy = READ_ONCE(li->accept_q_len) +
+		       READ_ONCE(li->in_handshake) >=
+		       READ_ONCE(lsmc->sk.sk_max_ack_backlog);
+	rcu_read_unlock();
+	return busy;
+}
+
 static struct smc_sock *smc_listen_new_child(struct smc_sock *lsmc,
 					     struct socket *newclc)
 {
@@ -227,6 +251,7 @@ int smc_listen(struct socket *sock, int backlog)
 
 	smc_copy_sock_settings_to_clc(smc);
 	tcp_sk(smc->clcsock->sk)->syn_smc = smc_syn_smc();
+	tcp_sk(smc->clcsock->sk)->smc_hs_congested = smc_listen_congested;
 	rc = kernel_listen(smc->clcsock, backlog);
 	if (rc) {
 		kfree(li);

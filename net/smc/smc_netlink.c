@@ -21,7 +21,9 @@
 #include <net/sock.h>
 
 #include "smc.h"
+#include "smc_eid.h"
 #include "smc_ism.h"
+#include "smc_stats.h"
 #include "smcr_dev.h"
 #include "smcr_link.h"
 
@@ -44,8 +46,7 @@ static struct genl_family smc_nl_family;
 #define SMC_NL_LAST(cb)		((cb)->args[0])
 #define SMC_NL_DONE(cb)		((cb)->args[1])
 
-static void *smc_nl_start(struct sk_buff *skb, struct netlink_callback *cb,
-			  u8 cmd)
+void *smc_nl_start(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd)
 {
 	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 			   cb->nlh->nlmsg_seq, &smc_nl_family, NLM_F_MULTI,
@@ -53,7 +54,7 @@ static void *smc_nl_start(struct sk_buff *skb, struct netlink_callback *cb,
 }
 
 /* A u64 as NLA_UINT does it: 4 bytes when the value fits */
-static int smc_nl_put_uint(struct sk_buff *skb, int type, u64 v)
+int smc_nl_put_uint(struct sk_buff *skb, int type, u64 v)
 {
 	u32 v32 = v;
 
@@ -170,7 +171,7 @@ static int smc_nl_lgr_r(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u32(skb, SMC_NLA_LGR_R_CONNS_NUM, g->conns) ||
 	    nla_put_u8(skb, SMC_NLA_LGR_R_ROLE, g->role) ||
 	    nla_put_u8(skb, SMC_NLA_LGR_R_TYPE, type) ||
-	    nla_put_u8(skb, SMC_NLA_LGR_R_BUF_TYPE, 0) ||
+	    nla_put_u8(skb, SMC_NLA_LGR_R_BUF_TYPE, g->buf_type) ||
 	    nla_put_u8(skb, SMC_NLA_LGR_R_VLAN_ID, 0) ||
 	    nla_put_u64_64bit(skb, SMC_NLA_LGR_R_NET_COOKIE, g->net_cookie,
 			      SMC_NLA_LGR_R_PAD) ||
@@ -456,18 +457,118 @@ static int smc_nl_get_hs_limit(struct sk_buff *skb,
 static int smc_nl_enable_hs_limit(struct sk_buff *skb,
 				  struct genl_info *info)
 {
-	WRITE_ONCE(smc_net(genl_info_net(info))->limit_smc_hs, true);
+	WRITE_ONCE(smc_net(genl_info_net(info))->limit_smc_hs, 1);
 	return 0;
 }
 
 static int smc_nl_disable_hs_limit(struct sk_buff *skb,
 				   struct genl_info *info)
 {
-	WRITE_ONCE(smc_net(genl_info_net(info))->limit_smc_hs, false);
+	WRITE_ONCE(smc_net(genl_info_net(info))->limit_smc_hs, 0);
 	return 0;
 }
 
-/* Requests carry no attributes (the UEID commands will carry one) */
+/* One message per user EID: the entry, top level, 32 chars + NUL */
+static int smc_nl_dump_ueid(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	u8 eids[SMC_MAX_UEID][SMC_CLC_EID_LEN];
+	char entry[SMC_MAX_EID_LEN + 1];
+	unsigned int n, i;
+	void *hdr;
+
+	n = smc_ueid_copy(&eids[0][0]);
+	for (i = SMC_NL_LAST(cb); i < n; i++) {
+		hdr = smc_nl_start(skb, cb, SMC_NETLINK_DUMP_UEID);
+		if (!hdr)
+			break;
+		memcpy(entry, eids[i], SMC_MAX_EID_LEN);
+		entry[SMC_MAX_EID_LEN] = 0;
+		if (nla_put_string(skb, SMC_NLA_EID_TABLE_ENTRY, entry)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		SMC_NL_LAST(cb) = i + 1;
+	}
+	return skb->len;
+}
+
+/* The entry of an ADD or REMOVE: exactly 32 characters and a NUL */
+static const u8 *smc_nl_ueid_arg(struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[SMC_NLA_EID_TABLE_ENTRY];
+
+	if (!a || nla_len(a) != SMC_MAX_EID_LEN + 1) {
+		GENL_SET_ERR_MSG(info, "a user EID is 32 chars and a NUL");
+		return NULL;
+	}
+	return nla_data(a);
+}
+
+static int smc_nl_add_ueid(struct sk_buff *skb, struct genl_info *info)
+{
+	const u8 *eid = smc_nl_ueid_arg(info);
+
+	return eid ? smc_ueid_add(eid) : -EINVAL;
+}
+
+static int smc_nl_remove_ueid(struct sk_buff *skb, struct genl_info *info)
+{
+	const u8 *eid = smc_nl_ueid_arg(info);
+
+	return eid ? smc_ueid_remove(eid) : -EINVAL;
+}
+
+static int smc_nl_flush_ueid(struct sk_buff *skb, struct genl_info *info)
+{
+	smc_ueid_flush();
+	return 0;
+}
+
+/* The system EID (none outside s390) and whether it is offered */
+static int smc_nl_dump_seid(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct smcd_dev *lo;
+	void *hdr;
+
+	if (SMC_NL_DONE(cb))
+		return 0;
+	hdr = smc_nl_start(skb, cb, SMC_NETLINK_DUMP_SEID);
+	if (!hdr)
+		return -EMSGSIZE;
+	/* both only with an ISMv2 device, loopback-ism included */
+	lo = smcd_dev_get_loopback();
+	if (lo) {
+		smcd_dev_put(lo);
+		if (nla_put_string(skb, SMC_NLA_SEID_ENTRY, "") ||
+		    nla_put_u8(skb, SMC_NLA_SEID_ENABLED,
+			       smc_seid_offered())) {
+			genlmsg_cancel(skb, hdr);
+			return -EMSGSIZE;
+		}
+	}
+	genlmsg_end(skb, hdr);
+	SMC_NL_DONE(cb) = 1;
+	return skb->len;
+}
+
+static int smc_nl_enable_seid(struct sk_buff *skb, struct genl_info *info)
+{
+	return smc_seid_set(true);
+}
+
+static int smc_nl_disable_seid(struct sk_buff *skb, struct genl_info *info)
+{
+	return smc_seid_set(false);
+}
+
+/* ADD_UEID and REMOVE_UEID: the entry, a string of 32 chars at most */
+static const struct nla_policy smc_nl_eid_policy[SMC_NLA_EID_TABLE_MAX + 1] = {
+	[SMC_NLA_EID_TABLE_ENTRY]	= { .type = NLA_NUL_STRING,
+					    .len = SMC_MAX_EID_LEN },
+};
+
+/* Requests of the other commands carry no attributes */
 static const struct nla_policy smc_nl_policy[SMC_NLA_EID_TABLE_MAX + 1] = {
 	[SMC_NLA_EID_TABLE_ENTRY]	= { .type = NLA_REJECT },
 };
@@ -496,6 +597,51 @@ static const struct genl_ops smc_nl_ops[] = {
 	{
 		.cmd	= SMC_NETLINK_GET_DEV_SMCR,
 		.dumpit	= smc_nl_get_dev_r,
+	},
+	{
+		.cmd	= SMC_NETLINK_GET_STATS,
+		.dumpit	= smc_nl_get_stats,
+	},
+	{
+		.cmd	= SMC_NETLINK_GET_FBACK_STATS,
+		.dumpit	= smc_nl_get_fback_stats,
+	},
+	{
+		.cmd	= SMC_NETLINK_DUMP_UEID,
+		.dumpit	= smc_nl_dump_ueid,
+	},
+	{
+		.cmd	= SMC_NETLINK_ADD_UEID,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= smc_nl_add_ueid,
+		.policy	= smc_nl_eid_policy,
+		.maxattr = SMC_NLA_EID_TABLE_MAX,
+	},
+	{
+		.cmd	= SMC_NETLINK_REMOVE_UEID,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= smc_nl_remove_ueid,
+		.policy	= smc_nl_eid_policy,
+		.maxattr = SMC_NLA_EID_TABLE_MAX,
+	},
+	{
+		.cmd	= SMC_NETLINK_FLUSH_UEID,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= smc_nl_flush_ueid,
+	},
+	{
+		.cmd	= SMC_NETLINK_DUMP_SEID,
+		.dumpit	= smc_nl_dump_seid,
+	},
+	{
+		.cmd	= SMC_NETLINK_ENABLE_SEID,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= smc_nl_enable_seid,
+	},
+	{
+		.cmd	= SMC_NETLINK_DISABLE_SEID,
+		.flags	= GENL_ADMIN_PERM,
+		.doit	= smc_nl_disable_seid,
 	},
 	{
 		.cmd	= SMC_NETLINK_DUMP_HS_LIMITATION,

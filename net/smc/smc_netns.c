@@ -10,6 +10,7 @@
 #include <net/netns/generic.h>
 
 #include "smc.h"
+#include "smc_clc_wire.h"
 
 static unsigned int smc_net_id __read_mostly;
 
@@ -21,17 +22,33 @@ struct smc_net *smc_net(const struct net *net)
 static int __net_init smc_net_init(struct net *net)
 {
 	struct smc_net *sn = smc_net(net);
+	int rc;
 
 	sn->wmem = SMC_DEFAULT_BUFSIZE;
 	sn->rmem = SMC_DEFAULT_BUFSIZE;
-	sn->limit_smc_hs = false;
+	sn->limit_smc_hs = 0;
+	sn->autocorking_size = SMC_AUTOCORK_DEFAULT;
+	sn->smcr_buf_type = SMCR_BUF_PHYS;
+	sn->smcr_testlink_time = SMC_TESTLINK_DEFAULT;
+	sn->smcr_max_links_per_lgr = SMC_CLC_LINKS_PER_LGR_MAX;
+	sn->smcr_max_conns_per_lgr = SMC_CLC_CONNS_PER_LGR_MAX;
+	sn->stats = smc_stats_alloc(&sn->fback);
+	if (!sn->stats)
+		return -ENOMEM;
 	smc_pnet_net_init(sn);
-	return 0;
+	rc = smc_sysctl_net_init(net, sn);
+	if (rc)
+		smc_stats_free(sn->stats);
+	return rc;
 }
 
 static void __net_exit smc_net_exit(struct net *net)
 {
-	smc_pnet_net_exit(smc_net(net));
+	struct smc_net *sn = smc_net(net);
+
+	smc_sysctl_net_exit(sn);
+	smc_pnet_net_exit(sn);
+	smc_stats_free(sn->stats);
 }
 
 static struct pernet_operations smc_net_ops = {

@@ -111,6 +111,7 @@ int smc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct smc_sock *smc = smc_sk(sock->sk);
 	struct sock *sk = &smc->sk;
 	struct socket *clcsock;
+	bool oob;
 	int rc;
 
 	if (msg->msg_flags & MSG_FASTOPEN) {
@@ -128,8 +129,12 @@ int smc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 						   MSG_DONTWAIT));
 	if (rc)
 		return rc;
-	if (smc_on_smc(smc))
-		return smc_conn_sendmsg(smc, msg, len);
+	if (smc_on_smc(smc)) {
+		oob = msg->msg_flags & MSG_OOB;
+		rc = smc_conn_sendmsg(smc, msg, len);
+		smc_stats_tx(smc, len, rc, oob);
+		return rc;
+	}
 	clcsock = smc->clcsock;
 	if (!clcsock)
 		return -EPIPE;
@@ -141,14 +146,19 @@ int smc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 {
 	struct smc_sock *smc = smc_sk(sock->sk);
 	struct socket *clcsock;
+	u32 readable;
 	int rc;
 
 	rc = smc_wait_connected(smc, sock_rcvtimeo(&smc->sk,
 						   flags & MSG_DONTWAIT));
 	if (rc)
 		return rc;
-	if (smc_on_smc(smc))
-		return smc_conn_recvmsg(smc, msg, len, flags);
+	if (smc_on_smc(smc)) {
+		readable = smc_conn_readable(smc);
+		rc = smc_conn_recvmsg(smc, msg, len, flags);
+		smc_stats_rx(smc, len, rc, flags & MSG_OOB, readable);
+		return rc;
+	}
 	clcsock = smc->clcsock;
 	if (!clcsock)
 		return -ENOTCONN;
@@ -170,8 +180,10 @@ ssize_t smc_splice_read(struct socket *sock, loff_t *ppos,
 	rc = smc_wait_connected(smc, sock_rcvtimeo(&smc->sk, nonblock));
 	if (rc)
 		return rc;
-	if (smc_on_smc(smc))
+	if (smc_on_smc(smc)) {
+		smc_stats_splice(smc);
 		return smc_conn_splice_read(smc, pipe, len, nonblock);
+	}
 	clcsock = smc->clcsock;
 	if (!clcsock || !sock->file)
 		return -ENOTCONN;

@@ -109,8 +109,10 @@ static int smc_setsockopt_tcp(struct smc_sock *smc, int optname,
 	case TCP_CORK:
 	case TCP_NODELAY:
 		/* uncorking sends what MSG_MORE or TCP_CORK held back */
-		if (smc_on_smc(smc))
+		if (smc_on_smc(smc)) {
+			smc_stats_sockopt(smc, optname, val);
 			smc_tx_flush(smc);
+		}
 		break;
 	case TCP_DEFER_ACCEPT:
 		/* TCP applies it to the listener; kept for the record */

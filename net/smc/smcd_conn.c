@@ -61,11 +61,11 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev)
 {
 	struct smc_conn *c = &smc->conn;
 	struct smcd_dmb *dmb;
-	int comp;
+	int comp, want;
 
-	comp = smc_buf_compress(READ_ONCE(smc->sk.sk_rcvbuf) / 2,
+	want = smc_buf_compress(READ_ONCE(smc->sk.sk_rcvbuf) / 2,
 				SMCD_DMB_MAX_CLASS);
-	for (; comp >= 0; comp--) {
+	for (comp = want; comp >= 0; comp--) {
 		dmb = dev->ops->register_dmb(dev, smcd_dmb_class_len(comp),
 					     &dev->gid);
 		if (!IS_ERR(dmb))
@@ -75,6 +75,8 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev)
 	}
 	if (comp < 0)
 		return -ENOMEM;
+	smc_stats_buf_get(smc->stats, SMC_STATS_D, true, dmb->len, false,
+			  comp < want);
 
 	smc_conn_init(c);
 	c->dev = dev;
@@ -102,6 +104,8 @@ static int smcd_conn_attach(struct smc_sock *smc, u64 token)
 	c->peer = peer;
 	c->peer_len = peer->len;
 	c->peer_token = token;
+	smc_stats_buf_get(smc->stats, SMC_STATS_D, false, peer->len, false,
+			  false);
 	c->tx_ring = peer->len - SMCD_DMB_HDR_LEN;
 	c->tx_data = peer->cpu_addr + SMCD_DMB_HDR_LEN;
 	*(u8 *)peer->cpu_addr = SMC_CDC_MSG_TYPE;
@@ -120,11 +124,14 @@ void smcd_conn_teardown(struct smc_sock *smc)
 	if (c->rmb) {
 		/* a doorbell in flight may still see us: sock is RCU freed */
 		RCU_INIT_POINTER(c->rmb->priv, NULL);
+		smc_stats_buf_put(smc->stats, SMC_STATS_D, true, c->rmb->len);
 		dev->ops->unregister_dmb(dev, c->rmb);
 		c->rmb = NULL;
 		c->rx_data = NULL;
 	}
 	if (c->peer) {
+		smc_stats_buf_put(smc->stats, SMC_STATS_D, false,
+				  c->peer->len);
 		dev->ops->detach_dmb(dev, c->peer);
 		c->peer = NULL;
 		c->tx_data = NULL;

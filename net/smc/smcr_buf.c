@@ -18,6 +18,7 @@
 
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "smc.h"
 #include "smcr_dev.h"
@@ -26,45 +27,86 @@
 static void smcr_buf_unmap(struct smcr_buf *buf, struct smcr_link *link)
 {
 	struct smcr_buf_map *mp = &buf->map[link->idx];
+	struct ib_device *ibdev = link->dev->ibdev;
 
 	if (mp->mr) {
 		ib_dereg_mr(mp->mr);
 		mp->mr = NULL;
 	}
 	if (mp->dma) {
-		ib_dma_unmap_single(link->dev->ibdev, mp->dma, buf->len,
+		ib_dma_unmap_single(ibdev, mp->dma, buf->len,
 				    DMA_BIDIRECTIONAL);
 		mp->dma = 0;
 	}
+	if (mp->sgt.nents) {
+		ib_dma_unmap_sg(ibdev, mp->sgt.sgl, mp->sgt.orig_nents,
+				DMA_BIDIRECTIONAL);
+		mp->sgt.nents = 0;
+	}
+	if (mp->sgt.sgl)
+		sg_free_table(&mp->sgt);
 	mp->registered = false;
 }
 
-/* @buf for @link's device; an RMB gets its memory region there */
+/* A vmalloc'ed @buf for @ibdev, page by page; 0 or -ENOMEM */
+static int smcr_buf_map_pages(struct smcr_buf *buf, struct ib_device *ibdev,
+			      struct smcr_buf_map *mp)
+{
+	unsigned int i, pages = buf->len >> PAGE_SHIFT;
+	struct scatterlist *sg;
+	int nents;
+
+	if (sg_alloc_table(&mp->sgt, pages, GFP_KERNEL))
+		return -ENOMEM;
+	for_each_sg(mp->sgt.sgl, sg, pages, i)
+		sg_set_page(sg, vmalloc_to_page(buf->cpu + i * PAGE_SIZE),
+			    PAGE_SIZE, 0);
+	nents = ib_dma_map_sg(ibdev, mp->sgt.sgl, pages, DMA_BIDIRECTIONAL);
+	if (nents <= 0)
+		return -ENOMEM;
+	mp->sgt.nents = nents;
+	return 0;
+}
+
+/*
+ * @buf for @link's device.  An RMB gets its memory region there for
+ * the peer's writes; so does a vmalloc'ed send buffer, whose pages our
+ * writes can only gather through a region (its lkey and iova).
+ */
 static int smcr_buf_map(struct smcr_buf *buf, struct smcr_link *link)
 {
 	struct smcr_buf_map *mp = &buf->map[link->idx];
 	struct ib_device *ibdev = link->dev->ibdev;
-	struct scatterlist sg;
+	struct scatterlist one, *sgl = &one;
+	int nents = 1;
 	u64 dma;
 
-	if (mp->dma)
+	if (mp->dma || mp->sgt.nents)
 		return 0;
-	dma = ib_dma_map_single(ibdev, buf->cpu, buf->len, DMA_BIDIRECTIONAL);
-	if (ib_dma_mapping_error(ibdev, dma))
-		return -ENOMEM;
-	mp->dma = dma;
-	if (!buf->rmb)
-		return 0;
+	if (buf->virt) {
+		if (smcr_buf_map_pages(buf, ibdev, mp))
+			goto out;
+		sgl = mp->sgt.sgl;
+		nents = mp->sgt.nents;
+	} else {
+		dma = ib_dma_map_single(ibdev, buf->cpu, buf->len,
+					DMA_BIDIRECTIONAL);
+		if (ib_dma_mapping_error(ibdev, dma))
+			return -ENOMEM;
+		mp->dma = dma;
+		if (!buf->rmb)
+			return 0;
+		sg_init_table(&one, 1);
+		sg_dma_address(&one) = dma;
+		sg_dma_len(&one) = buf->len;
+	}
 	mp->mr = ib_alloc_mr(link->dev->pd, IB_MR_TYPE_MEM_REG,
 			     DIV_ROUND_UP(buf->len, PAGE_SIZE));
 	if (IS_ERR(mp->mr)) {
 		mp->mr = NULL;
 		goto out;
 	}
-	sg_init_table(&sg, 1);
-	sg_dma_address(&sg) = dma;
-	sg_dma_len(&sg) = buf->len;
-	if (ib_map_mr_sg(mp->mr, &sg, 1, NULL, PAGE_SIZE) != 1)
+	if (ib_map_mr_sg(mp->mr, sgl, nents, NULL, PAGE_SIZE) != nents)
 		goto out;
 	/* what the peer uses, kept for when the MR is gone */
 	mp->rkey = mp->mr->rkey;
@@ -75,31 +117,66 @@ out:
 	return -ENOMEM;
 }
 
+/* A vmalloc'ed send buffer, written by the CPU, for the device */
+void smcr_buf_sync_pages(struct ib_device *ibdev, struct smcr_buf_map *mp)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sg(mp->sgt.sgl, sg, mp->sgt.nents, i)
+		ib_dma_sync_single_for_device(ibdev, sg_dma_address(sg),
+					      sg_dma_len(sg), DMA_TO_DEVICE);
+}
+
+/* Does @buf need a REG_MR on every link? */
+static bool smcr_buf_regd(const struct smcr_buf *buf)
+{
+	return buf->rmb || buf->virt;
+}
+
 /* The group is freed: its mappings went with its links already */
 void smcr_buf_free(struct smcr_lgr *lgr, struct smcr_buf *buf)
 {
-	free_pages((unsigned long)buf->cpu, get_order(buf->len));
+	if (buf->virt)
+		vfree(buf->cpu);
+	else
+		free_pages((unsigned long)buf->cpu, get_order(buf->len));
 	kfree(buf);
+}
+
+/* The memory of a new buffer, after net.smc.smcr_buf_type */
+static int smcr_buf_mem(struct smcr_buf *buf, u8 type)
+{
+	if (type != SMCR_BUF_VIRT) {
+		buf->cpu = (void *)__get_free_pages(GFP_KERNEL |
+						    __GFP_NOWARN |
+						    __GFP_NORETRY |
+						    __GFP_ZERO,
+						    get_order(buf->len));
+		if (buf->cpu || type == SMCR_BUF_PHYS)
+			return buf->cpu ? 0 : -ENOMEM;
+	}
+	buf->cpu = vzalloc(buf->len);
+	buf->virt = true;
+	return buf->cpu ? 0 : -ENOMEM;
 }
 
 static struct smcr_buf *smcr_buf_new(struct smcr_lgr *lgr, u8 comp,
 				     bool rmb)
 {
-	u32 len = smc_buf_uncompress(comp);
 	struct smcr_buf *buf;
 	unsigned int i;
 
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
 	if (!buf)
 		return NULL;
-	buf->len = len;
+	buf->len = smc_buf_uncompress(comp);
 	buf->comp = comp;
 	buf->rmb = rmb;
-	buf->cpu = (void *)__get_free_pages(GFP_KERNEL | __GFP_NOWARN |
-					    __GFP_NORETRY | __GFP_ZERO,
-					    get_order(len));
-	if (!buf->cpu)
-		goto out_free;
+	if (smcr_buf_mem(buf, lgr->buf_type)) {
+		kfree(buf);
+		return NULL;
+	}
 	for (i = 0; i < SMCR_LINKS; i++)
 		if (lgr->links[i] && smcr_buf_map(buf, lgr->links[i]))
 			goto out_unmap;
@@ -109,14 +186,12 @@ out_unmap:
 	for (i = 0; i < SMCR_LINKS; i++)
 		if (lgr->links[i])
 			smcr_buf_unmap(buf, lgr->links[i]);
-	free_pages((unsigned long)buf->cpu, get_order(len));
-out_free:
-	kfree(buf);
+	smcr_buf_free(lgr, buf);
 	return NULL;
 }
 
 /*
- * Register RMB @buf on the links that take registrations.  A link
+ * Register @buf on the links that take registrations.  A link
  * failing at it goes down (and is replaced); only a failure on every
  * link fails the buffer.
  */
@@ -147,7 +222,8 @@ static int smcr_buf_reg(struct smcr_lgr *lgr, struct smcr_buf *buf)
  * else a new one, mapped on every link and, for an RMB, registered on
  * the links that are up.
  */
-struct smcr_buf *smcr_buf_get(struct smcr_lgr *lgr, u8 comp, bool rmb)
+struct smcr_buf *smcr_buf_get(struct smcr_lgr *lgr, u8 comp, bool rmb,
+			      bool *reused)
 {
 	struct smcr_buf *buf, *found = NULL;
 	int c;
@@ -159,6 +235,7 @@ struct smcr_buf *smcr_buf_get(struct smcr_lgr *lgr, u8 comp, bool rmb)
 	list_for_each_entry(buf, &lgr->bufs, node) {
 		if (!buf->used && buf->rmb == rmb && buf->comp == comp) {
 			found = buf;
+			*reused = true;
 			memset(buf->cpu, 0, buf->len);
 			break;
 		}
@@ -168,7 +245,7 @@ struct smcr_buf *smcr_buf_get(struct smcr_lgr *lgr, u8 comp, bool rmb)
 		if (found)
 			list_add(&found->node, &lgr->bufs);
 	}
-	if (found && rmb && smcr_buf_reg(lgr, found))
+	if (found && smcr_buf_regd(found) && smcr_buf_reg(lgr, found))
 		found = NULL;	/* stays in the pool, unused */
 	if (found)
 		found->used = true;
@@ -202,7 +279,7 @@ int smcr_bufs_map_link(struct smcr_lgr *lgr, struct smcr_link *link)
 	return rc;
 }
 
-/* @link can post: register every RMB on it, and later ones as they come */
+/* @link can post: register every RMB (and vmalloc'ed buffer) on it */
 int smcr_bufs_reg_link(struct smcr_lgr *lgr, struct smcr_link *link)
 {
 	struct smcr_buf_map *mp;
@@ -212,7 +289,7 @@ int smcr_bufs_reg_link(struct smcr_lgr *lgr, struct smcr_link *link)
 	mutex_lock(&lgr->buf_lock);
 	list_for_each_entry(buf, &lgr->bufs, node) {
 		mp = &buf->map[link->idx];
-		if (!buf->rmb || mp->registered)
+		if (!smcr_buf_regd(buf) || mp->registered)
 			continue;
 		rc = mp->mr ? smcr_link_reg_buf(link, buf) : -ENOMEM;
 		if (rc)

@@ -25,6 +25,7 @@
 #include <net/sock.h>
 
 #include "smc.h"
+#include "smc_eid.h"
 #include "smcr_dev.h"
 #include "smcr_link.h"
 
@@ -107,15 +108,18 @@ static int smcr_conn_bufs(struct smc_sock *smc, bool rmb, u8 peer_comp)
 {
 	struct smc_conn *c = &smc->conn;
 	struct smcr_lgr *lgr = c->rlgr;
+	bool reused = false;
 	struct smcr_buf *buf;
 	u8 comp;
 
 	if (rmb) {
 		comp = smc_buf_compress(READ_ONCE(smc->sk.sk_rcvbuf) / 2,
 					SMCR_RMB_MAX_COMP);
-		buf = smcr_buf_get(lgr, comp, true);
+		buf = smcr_buf_get(lgr, comp, true, &reused);
 		if (!buf)
 			return -ENOMEM;
+		smc_stats_buf_get(smc->stats, SMC_STATS_R, true, buf->len,
+				  reused, buf->comp < comp);
 		c->rmb_buf = buf;
 		c->rx_data = buf->cpu;
 		c->rmb_len = buf->len;
@@ -126,7 +130,7 @@ static int smcr_conn_bufs(struct smc_sock *smc, bool rmb, u8 peer_comp)
 	}
 	if (peer_comp > SMCR_SNDBUF_MAX_COMP)
 		return -ENOMEM;
-	buf = smcr_buf_get(lgr, peer_comp, false);
+	buf = smcr_buf_get(lgr, peer_comp, false, &reused);
 	/* a smaller one would not mirror the peer's ring */
 	if (buf && buf->comp != peer_comp) {
 		smcr_buf_put(lgr, buf);
@@ -134,6 +138,8 @@ static int smcr_conn_bufs(struct smc_sock *smc, bool rmb, u8 peer_comp)
 	}
 	if (!buf)
 		return -ENOMEM;
+	smc_stats_buf_get(smc->stats, SMC_STATS_R, false, buf->len, reused,
+			  false);
 	c->snd_buf = buf;
 	c->peer_len = buf->len;
 	c->tx_ring = buf->len;
@@ -221,6 +227,12 @@ void smcr_conn_teardown(struct smc_sock *smc)
 	smcr_rtok_put(lgr, c->rtok);
 	c->rtok = -1;
 	c->tx_data = NULL;
+	if (c->rmb_buf)
+		smc_stats_buf_put(smc->stats, SMC_STATS_R, true,
+				  c->rmb_buf->len);
+	if (c->snd_buf)
+		smc_stats_buf_put(smc->stats, SMC_STATS_R, false,
+				  c->snd_buf->len);
 	smcr_buf_put(lgr, c->rmb_buf);
 	smcr_buf_put(lgr, c->snd_buf);
 	c->rmb_buf = NULL;
@@ -448,9 +460,11 @@ static u32 smcr_client_first_link(struct smcr_lgr *lgr)
  * Server: the link-group limits of a first contact from the client's
  * Proposal, after the rules of the CLC: 0 or the reason to decline.
  */
-static u32 smcr_limits(struct smcr_lgr *lgr, u8 release, u8 max_conns,
-		       u8 max_links)
+static u32 smcr_limits(struct smcr_lgr *lgr, struct net *net, u8 release,
+		       u8 max_conns, u8 max_links)
 {
+	struct smc_net *sn = smc_net(net);
+
 	lgr->release = min_t(u8, release, SMC_CLC_RELEASE_MAX);
 	if (lgr->release < SMC_CLC_RELEASE_1) {
 		lgr->max_conns = SMC_CLC_CONNS_PER_LGR_MAX;
@@ -461,8 +475,11 @@ static u32 smcr_limits(struct smcr_lgr *lgr, u8 release, u8 max_conns,
 		return SMC_CLC_DECL_MAXCONNERR;
 	if (max_links < SMC_CLC_LINKS_PER_LGR_MIN)
 		return SMC_CLC_DECL_MAXLINKERR;
-	lgr->max_conns = min_t(u8, max_conns, SMC_CLC_CONNS_PER_LGR_MAX);
-	lgr->max_links = min_t(u8, max_links, SMCR_LINKS);
+	/* the smaller of the client's wish and ours */
+	lgr->max_conns = min_t(int, max_conns,
+			       READ_ONCE(sn->smcr_max_conns_per_lgr));
+	lgr->max_links = min_t(int, max_links,
+			       READ_ONCE(sn->smcr_max_links_per_lgr));
 	return 0;
 }
 
@@ -510,7 +527,8 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 				       a->version);
 			return 0;
 		}
-		lgr = smcr_lgr_create(SMCR_LGR_CLIENT, &hs->gi);
+		lgr = smcr_lgr_create(SMCR_LGR_CLIENT, &hs->gi,
+				      sock_net(&smc->sk));
 		if (IS_ERR(lgr)) {
 			smc_hs_decline(smc, SMC_CLC_DECL_NOSMCRDEV,
 				       a->version);
@@ -597,10 +615,11 @@ out_decline_reason:
 }
 
 /*
- * Server: can we take the client's SMC-Rv2 offer?  0 with hs->gi set,
- * else the reason to decline.  We have no user EIDs yet, so only a
- * client that is this host (its GID is one of ours) is taken: the same
- * zero-configuration rule as for loopback-ism.
+ * Server: can we take the client's SMC-Rv2 offer?  0 with hs->gi and
+ * hs->eid set, else the reason to decline.  The client must offer a
+ * user EID we have; without one, only a client that is this host (its
+ * GID is one of ours) is taken, the zero-configuration rule of
+ * loopback-ism.
  */
 u32 smcr_listen_check(struct smc_sock *child, struct smc_hs *hs)
 {
@@ -611,8 +630,12 @@ u32 smcr_listen_check(struct smc_sock *child, struct smc_hs *hs)
 		return SMC_CLC_DECL_NOSMCRDEV;
 	if (!smcr_gid_v4(p->roce_v2_gid))
 		return SMC_CLC_DECL_NOSMCRDEV;
-	if (!smcr_dev_gid_local(p->roce_v2_gid))
-		return SMC_CLC_DECL_NOUEID;
+	if (!smc_ueid_match(&p->eids[0][0], p->eid_cnt, hs->eid)) {
+		if (!smcr_dev_gid_local(p->roce_v2_gid))
+			return SMC_CLC_DECL_NOUEID;
+		if (p->eid_cnt)
+			memcpy(hs->eid, p->eids[0], SMC_CLC_EID_LEN);
+	}
 	if (smcr_route_direct(smc_clcsk(child), p->roce_v2_gid, &direct))
 		return SMC_CLC_DECL_NOROUTE;
 	if (smcr_find_gid(smc_clcsk(child), &hs->gi))
@@ -637,14 +660,15 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 	lgr = smcr_lgr_find_server(p->roce_v2_gid, &hs->gi);
 	if (!lgr) {
 		first = true;
-		lgr = smcr_lgr_create(SMCR_LGR_SERVER, &hs->gi);
+		lgr = smcr_lgr_create(SMCR_LGR_SERVER, &hs->gi,
+				      sock_net(&child->sk));
 		if (IS_ERR(lgr)) {
 			smc_hs_decline(child, SMC_CLC_DECL_NOSMCRDEV,
 				       p->version);
 			return 0;
 		}
-		reason = smcr_limits(lgr, p->release, p->max_conns,
-				     p->max_links);
+		reason = smcr_limits(lgr, sock_net(&child->sk), p->release,
+				     p->max_conns, p->max_links);
 		if (reason) {
 			smcr_lgr_discard(lgr);
 			smcr_lgr_put(lgr);
@@ -670,8 +694,7 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 		goto out_decline;
 
 	smcr_fill_r(a, SMC_CLC_ACCEPT, first, child);
-	if (p->eid_cnt)
-		memcpy(a->eid, p->eids[0], SMC_CLC_EID_LEN);
+	memcpy(a->eid, hs->eid, SMC_CLC_EID_LEN);
 	len = smc_clc_build_accept(hs->buf, sizeof(hs->buf), a);
 	rc = len < 0 ? len : smc_clc_send(child, hs->buf, len);
 	if (rc)
@@ -797,22 +820,30 @@ static void __smcr_tx_write(struct smc_sock *smc, struct smcr_slot *slot)
 	struct smc_conn *c = &smc->conn;
 	struct smcr_link *link = c->link;
 	struct ib_rdma_wr wr[2] = {};
-	struct ib_sge sge[2];
+	struct smcr_buf_map *mp = &c->snd_buf->map[link->idx];
+	struct ib_device *ibdev = link->dev->ibdev;
 	struct smcr_cdc_msg m = {};
+	struct ib_sge sge[2];
 	unsigned int n = 0;
 	u32 len, off, chunk;
-	u64 dma;
 
-	dma = c->snd_buf->map[link->idx].dma;
 	len = smc_curs_diff(c->tx_ring, &c->tx_prod_sent, &c->tx_prod);
 	off = c->tx_prod_sent.count;
+	/* vmalloc'ed: gathered through its memory region */
+	if (len && c->snd_buf->virt)
+		smcr_buf_sync_pages(ibdev, mp);
 	while (len && n < 2) {
 		chunk = min(len, c->tx_ring - off);
-		sge[n].addr = dma + off;
 		sge[n].length = chunk;
-		sge[n].lkey = link->dev->pd->local_dma_lkey;
-		ib_dma_sync_single_for_device(link->dev->ibdev, sge[n].addr,
-					      chunk, DMA_TO_DEVICE);
+		if (c->snd_buf->virt) {
+			sge[n].addr = mp->iova + off;
+			sge[n].lkey = mp->mr->lkey;
+		} else {
+			sge[n].addr = mp->dma + off;
+			sge[n].lkey = link->dev->pd->local_dma_lkey;
+			ib_dma_sync_single_for_device(ibdev, sge[n].addr,
+						      chunk, DMA_TO_DEVICE);
+		}
 		wr[n].wr.opcode = IB_WR_RDMA_WRITE;
 		wr[n].wr.sg_list = &sge[n];
 		wr[n].wr.num_sge = 1;

@@ -303,8 +303,10 @@ static void smcr_lgr_linger_work(struct work_struct *work)
  * @gi.  The caller holds the returned reference; the group is not
  * findable until smcr_lgr_publish().
  */
-struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi)
+struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi,
+				 struct net *net)
 {
+	struct smc_net *sn = smc_net(net);
 	struct smcr_link *link;
 	struct smcr_lgr *lgr;
 
@@ -328,6 +330,9 @@ struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi)
 	/* one for the group, one for the caller */
 	refcount_set(&lgr->refs, 2);
 	lgr->llc_version = SMC_V2;
+	/* the net.smc settings of the socket that made the group */
+	lgr->testlink_time = READ_ONCE(sn->smcr_testlink_time);
+	lgr->buf_type = READ_ONCE(sn->smcr_buf_type);
 	link = smcr_link_create(lgr, gi->dev, gi->port, gi->sgid_index,
 				gi->gid, gi->mac);
 	if (IS_ERR(link)) {
@@ -741,6 +746,7 @@ int smcr_lgr_info_next(u32 after, struct smcr_lgr_info *info)
 	info->release = lgr->release;
 	info->max_conns = lgr->max_conns;
 	info->max_links = lgr->max_links;
+	info->buf_type = lgr->buf_type;
 	info->peer_os = lgr->peer_os;
 	info->direct = lgr->direct;
 	info->conns = lgr->conns;
@@ -826,13 +832,14 @@ static int smcr_lgrs_show(struct seq_file *m, void *v)
 			link = lgr->links[i];
 			if (!link)
 				continue;
-			seq_printf(m, "id %u role %s conns %u link %u state %s dev %s port %u qp %u vector %u peer %pI6c moved %u\n",
+			seq_printf(m, "id %u role %s conns %u link %u state %s dev %s port %u qp %u vector %u peer %pI6c testlinks %u moved %u\n",
 				   lgr->id, lgr->role == SMCR_LGR_SERVER ?
 				   "server" : "client", lgr->conns, link->id,
 				   smcr_link_states[READ_ONCE(link->state)],
 				   dev_name(&link->dev->ibdev->dev),
 				   link->port, link->qp_num, link->vec,
-				   link->peer_gid, lgr->moved);
+				   link->peer_gid, READ_ONCE(link->testlinks),
+				   lgr->moved);
 		}
 	}
 	mutex_unlock(&smcr_lgrs_lock);

@@ -48,7 +48,7 @@ static void smcr_slot_done(struct ib_cq *cq, struct ib_wc *wc)
 		rcu_read_lock();
 		smc = xa_load(&link->lgr->conns_by_token, slot->token);
 		if (smc)
-			WRITE_ONCE(smc->conn.cdc_tx_done, slot->seq);
+			smc_tx_cdc_done(smc, slot->seq);
 		rcu_read_unlock();
 	}
 	slot->cdc = false;
@@ -471,7 +471,9 @@ int smcr_link_reg_buf(struct smcr_link *link, struct smcr_buf *buf)
 	wr.wr.send_flags = IB_SEND_SIGNALED;
 	wr.mr = buf->map[link->idx].mr;
 	wr.key = wr.mr->rkey;
-	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	/* a send buffer is only gathered from */
+	wr.access = IB_ACCESS_LOCAL_WRITE |
+		    (buf->rmb ? IB_ACCESS_REMOTE_WRITE : 0);
 	rc = ib_post_send(link->qp, &wr.wr, &bad);
 	if (!rc) {
 		left = wait_for_completion_timeout(&link->reg_done,
@@ -643,8 +645,8 @@ void smcr_link_rx(struct smcr_link *link, const u8 *buf, const u8 *spill,
 }
 
 /*
- * Nothing came over the link for SMCR_TESTLINK_IDLE: the peer must
- * answer a TEST LINK within SMCR_LLC_WAIT, or the link counts as
+ * Nothing came over the link for the group's testlink_time: the peer
+ * must answer a TEST LINK within SMCR_LLC_WAIT, or the link counts as
  * failed (a peer that vanished without a word is found this way).
  */
 static void smcr_link_keepalive(struct work_struct *work)
@@ -652,14 +654,14 @@ static void smcr_link_keepalive(struct work_struct *work)
 	struct smcr_link *link = container_of(to_delayed_work(work),
 					      struct smcr_link, keepalive);
 	unsigned long idle = jiffies - READ_ONCE(link->last_rx);
+	unsigned long every = link->lgr->testlink_time;
 	struct smc_llc_msg m = {};
 	int rc;
 
 	if (READ_ONCE(link->state) != SMCR_LINK_ACTIVE)
 		return;
-	if (idle < SMCR_TESTLINK_IDLE) {
-		schedule_delayed_work(&link->keepalive,
-				      SMCR_TESTLINK_IDLE - idle);
+	if (idle < every) {
+		schedule_delayed_work(&link->keepalive, every - idle);
 		return;
 	}
 	/* an LLC procedure runs: its own waits find a dead link */
@@ -679,7 +681,8 @@ static void smcr_link_keepalive(struct work_struct *work)
 			smcr_link_down(link);
 		return;
 	}
-	schedule_delayed_work(&link->keepalive, SMCR_TESTLINK_IDLE);
+	WRITE_ONCE(link->testlinks, link->testlinks + 1);
+	schedule_delayed_work(&link->keepalive, every);
 }
 
 /*
@@ -698,7 +701,10 @@ int smcr_link_activate(struct smcr_link *link)
 	spin_unlock_bh(&link->slot_lock);
 	if (!up)
 		return -ENOLINK;
-	schedule_delayed_work(&link->keepalive, SMCR_TESTLINK_IDLE);
+	/* smcr_testlink_time 0: the peer is not watched */
+	if (link->lgr->testlink_time > 0)
+		schedule_delayed_work(&link->keepalive,
+				      link->lgr->testlink_time);
 	return 0;
 }
 

@@ -67,7 +67,6 @@ struct smcr_dev;
 #define SMCR_ADD_TRIES		3	/* failed adds before we wait for a port */
 #define SMCR_EVENTS_MAX		64	/* queued LLC requests of a group */
 #define SMCR_DRAIN_WAIT		(5 * HZ)
-#define SMCR_TESTLINK_IDLE	(30 * HZ)	/* quiet link: TEST LINK */
 
 #define SMCR_LGR_CLIENT		0	/* as smc_diag_lgrinfo.role */
 #define SMCR_LGR_SERVER		1
@@ -149,6 +148,7 @@ struct smcr_link {
 
 	/* liveness: a TEST LINK when nothing came for a while */
 	unsigned long		last_rx;	/* jiffies */
+	unsigned int		testlinks;	/* answered TEST LINKs */
 	struct delayed_work	keepalive;
 	struct list_head	dead;		/* removed, in lgr->dead_links */
 };
@@ -156,7 +156,8 @@ struct smcr_link {
 /* A buffer as one link's device sees it */
 struct smcr_buf_map {
 	u64			dma;		/* 0: not mapped */
-	struct ib_mr		*mr;		/* RMBs: remote write */
+	struct sg_table		sgt;		/* vmalloc'ed: its pages */
+	struct ib_mr		*mr;		/* RMBs, vmalloc'ed buffers */
 	u32			rkey;		/* of mr, for the peer */
 	u64			iova;		/* of mr, for the peer */
 	bool			registered;	/* REG_MR done on the link */
@@ -170,6 +171,7 @@ struct smcr_buf {
 	u8			comp;		/* len == 16 KiB << comp */
 	bool			rmb;
 	bool			used;
+	bool			virt;		/* vmalloc'ed, mapped by pages */
 	struct smcr_buf_map	map[SMCR_LINKS];	/* by link slot */
 };
 
@@ -196,6 +198,8 @@ struct smcr_lgr {
 	u8			max_links;
 	u8			release;
 	u8			llc_version;	/* LLC encoding */
+	u8			buf_type;	/* SMCR_BUF_* */
+	int			testlink_time;	/* jiffies, 0: no TEST LINK */
 	/* from the first contact, for netlink */
 	u8			peer_os;
 	bool			direct;		/* peer reached without gateway */
@@ -263,6 +267,7 @@ struct smcr_lgr_info {
 	u8			release;
 	u8			max_conns;
 	u8			max_links;
+	u8			buf_type;
 	u8			peer_os;
 	bool			direct;
 	u32			conns;
@@ -327,7 +332,8 @@ void smcr_link_release(struct smcr_link *link);
 /* smcr_lgr.c */
 int smcr_lgr_init(struct dentry *debugfs);
 void smcr_lgr_exit(void);
-struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi);
+struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi,
+				 struct net *net);
 void smcr_lgr_publish(struct smcr_lgr *lgr);
 void smcr_lgr_discard(struct smcr_lgr *lgr);
 void smcr_lgr_put(struct smcr_lgr *lgr);
@@ -359,7 +365,9 @@ void smcr_lgr_want_add(struct smcr_lgr *lgr, bool fresh);
 bool smcr_lgr_ended(struct smcr_lgr *lgr);
 
 /* smcr_buf.c */
-struct smcr_buf *smcr_buf_get(struct smcr_lgr *lgr, u8 comp, bool rmb);
+struct smcr_buf *smcr_buf_get(struct smcr_lgr *lgr, u8 comp, bool rmb,
+			      bool *reused);
+void smcr_buf_sync_pages(struct ib_device *ibdev, struct smcr_buf_map *mp);
 void smcr_buf_put(struct smcr_lgr *lgr, struct smcr_buf *buf);
 void smcr_buf_free(struct smcr_lgr *lgr, struct smcr_buf *buf);
 int smcr_bufs_map_link(struct smcr_lgr *lgr, struct smcr_link *link);
