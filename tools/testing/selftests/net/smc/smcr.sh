@@ -20,7 +20,7 @@ LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 XFER=$HERE/smc_xfer
 NLCHECK=$HERE/smc_nl_check.py
 SMC_TOOL=$REPO/tools/net/smc/smc
-NCASES=25
+NCASES=31
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
@@ -182,6 +182,12 @@ after=$(done_sum "$tmp_dir/nl.2")
 ktap_diag "completions before $before after $after"
 [ "$before" -gt 0 ] && [ "$after" -gt "$before" ] || rc=1
 ktap_result "netlink: completions counted per vector, growing with traffic" $rc
+
+# 3d: the SMC-R listings against the YNL spec of the family
+rc=0
+python3 "$HERE/smc_nl_spec.py" --live > "$tmp_dir/spec" 2>&1 || rc=1
+ktap_diag "$(tail -n 5 "$tmp_dir/spec")"
+ktap_result "netlink: SMC-R replies as Documentation/netlink/specs describe" $rc
 
 # 4: many connections at once over one link group: the send slots and
 # the shared receive queue are shared by all
@@ -406,5 +412,106 @@ xfer_ok=0
 [ $rc -eq 0 ] && grep -q "^$SMCR_RXEA " "$DEVS" && xfer_ok=1
 [ $xfer_ok = 1 ] || rc=1
 ktap_result "module reloaded with link groups lingering" $rc
+
+# The net.smc sysctls of SMC-R, on the fresh module: each applies to the
+# link groups made after it is set.
+
+# lgr_json EXPR: EXPR over the SMC-R link groups "g" of smc -j lgr
+lgr_json()
+{
+	"$SMC_TOOL" -j lgr | python3 -c "import json, sys
+g = [x for x in json.load(sys.stdin)['lgrs'] if x['type'] == 'smcr']
+print($1)"
+}
+
+# 15: vmalloc'ed buffers (smcr_buf_type 1), mapped page by page, and a
+# TEST LINK after one idle second (smcr_testlink_time 1)
+sysctl -q -w net.smc.smcr_buf_type=1 net.smc.smcr_testlink_time=1
+xfer "smcr_buf_type 1: vmalloc'ed buffers, 4 MiB both ways verified" \
+	"$SMCR_B" 4194304 4194304
+rc=0
+[ "$(lgr_json 'len(g), sorted(set(x["buf_type"] for x in g))')" = \
+	"2 [1]" ] || rc=1
+sleep 3
+ktap_diag "$(cat "$LGRS")"
+# every link sent TEST LINKs, and they were answered
+[ "$(grep -c ' testlinks [1-9]' "$LGRS")" = "$(grep -c . "$LGRS")" ] ||
+	rc=1
+ktap_diag "$("$SMC_TOOL" lgr 2>&1)"
+ktap_result "buffer type in netlink; TEST LINK after smcr_testlink_time idle" $rc
+sysctl -q -w net.smc.smcr_testlink_time=30
+
+# 16: limits per link group, negotiated to the smaller wish.  A fresh
+# module, so that the connection makes its groups anew (smcr_buf_type
+# 2: contiguous pages if cheap)
+reload_smc "" || ktap_diag "module reload failed"
+echo N > $smcd_param
+sysctl -q -w net.smc.smcr_max_conns_per_lgr=16 \
+	net.smc.smcr_max_links_per_lgr=1 net.smc.smcr_buf_type=2
+xfer "smcr_buf_type 2, one link and 16 connections a group" \
+	"$SMCR_B" 1048576 1048576
+rc=0
+got=$(lgr_json 'sorted((x["max_conns"], x["max_links"], x["buf_type"]) for x in g)')
+ktap_diag "$got"
+ktap_diag "$(cat "$LGRS"; "$SMC_TOOL" lgr 2>&1)"
+[ "$got" = "[(16, 1, 2), (16, 1, 2)]" ] || rc=1
+ktap_result "smcr_max_conns/links_per_lgr: the new groups carry the limits" $rc
+sysctl -q -w net.smc.smcr_max_conns_per_lgr=255 \
+	net.smc.smcr_max_links_per_lgr=2 net.smc.smcr_buf_type=0
+
+# 17: autocorking.  20000 writes of 16 bytes: with autocorking_size 0
+# each goes out in a CDC of its own (a completion each); by default the
+# ones made while a CDC is in flight wait for it and share the next
+smallwrites()
+{
+	"$SMC_RUN" python3 -c '
+import socket, sys, threading
+addr, n = sys.argv[1], 20000
+srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+srv.bind((addr, 0))
+srv.listen(1)
+got = bytearray()
+def serve():
+    c, _ = srv.accept()
+    while len(got) < 16 * n:
+        b = c.recv(65536)
+        if not b:
+            break
+        got.extend(b)
+    c.sendall(b"k")
+t = threading.Thread(target=serve)
+t.start()
+cli = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+cli.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+cli.connect(srv.getsockname())
+import os, subprocess
+subprocess.run([sys.argv[2], "-p", str(os.getpid()), "-f", str(cli.fileno()),
+                "-e"], check=True)
+for i in range(n):
+    cli.send(b"%016d" % i)
+assert cli.recv(1) == b"k"
+t.join()
+want = b"".join(b"%016d" % i for i in range(n))
+sys.exit(0 if bytes(got) == want else 1)
+' "$1" "$SMC_PATH"
+}
+completions()
+{
+	"$NLCHECK" vectors "$SMC_TOOL" "$DEVS" > "$tmp_dir/ac" 2>&1
+	done_sum "$tmp_dir/ac"
+}
+rc=0
+sysctl -q -w net.smc.autocorking_size=0
+c0=$(completions)
+smallwrites "$SMCR_B" || rc=1
+c1=$(completions)
+sysctl -q -w net.smc.autocorking_size=65536
+smallwrites "$SMCR_B" || rc=1
+c2=$(completions)
+off=$((c1 - c0))
+on=$((c2 - c1))
+ktap_diag "completions for 20000 small writes: autocorking off $off, on $on"
+[ "$off" -ge 20000 ] && [ "$on" -lt 20000 ] || rc=1
+ktap_result "autocorking_size: small writes share CDCs, 0 turns it off" $rc
 
 ktap_finish
