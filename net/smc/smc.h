@@ -476,6 +476,23 @@ int smcd_lgr_join(struct smc_sock *smc, const struct smcd_gid *peer,
 		  u8 role, bool create, bool *first);
 void smcd_lgr_leave(struct smc_sock *smc);
 void smcd_lgr_stale(struct smc_sock *smc);
+void smcd_lgr_note_peer(struct smc_sock *smc, const struct smc_clc_accept *a);
+
+/* A RoCE GID as text: eight groups of four hex digits */
+#define SMC_GID_STR_LEN		40
+
+static inline void smc_gid_str(char *buf, const u8 *gid)
+{
+	int i, n = 0;
+
+	for (i = 0; i < 16; i += 2)
+		n += scnprintf(buf + n, SMC_GID_STR_LEN - n, "%s%02x%02x",
+			       i ? ":" : "", gid[i], gid[i + 1]);
+}
+
+/* smcr_conn.c: sock_diag's view of an SMC-R connection's link */
+struct smc_diag_lgrinfo;
+bool smcr_conn_diag_lgr(struct smc_sock *smc, struct smc_diag_lgrinfo *li);
 
 /* What netlink shows of an SMC-D link group: a snapshot */
 struct smcd_lgr_info {
@@ -485,6 +502,11 @@ struct smcd_lgr_info {
 	u32		conns;
 	u64		gid, gid_ext;
 	u64		peer_gid, peer_gid_ext;
+	u64		dmb_alloc;
+	u8		release;
+	u8		peer_os;
+	u8		peer_host[SMC_CLC_HOSTNAME_LEN];
+	u8		eid[SMC_CLC_EID_LEN];
 	char		pnetid[SMC_PNETID_LEN + 1];
 };
 

@@ -6,7 +6,7 @@
  * message per socket of the requester's namespace: addresses from the
  * internal TCP socket, the SMC state, the transport in use and, always,
  * the shutdown state and the fallback reasons, and on request the
- * connection and DMB details of an SMC-D connection.
+ * connection details, the link (SMC-R) or the DMBs (SMC-D).
  */
 
 #include <linux/inet_diag.h>
@@ -65,56 +65,89 @@ static void smc_diag_curs(struct smc_diag_cursor *d,
 }
 
 /*
- * The SMC-D extensions.  Only copies kept in the connection are read
- * (no DMB is touched), so a connection closing meanwhile does no harm.
+ * CONNINFO of an SMC-D or SMC-R connection.  Only copies kept in the
+ * connection are read (no buffer is touched), so a connection closing
+ * meanwhile does no harm.  SMC-D sends into the peer's DMB (no send
+ * buffer of its own), SMC-R from a send buffer the size of the peer's
+ * RMB; either way peer_len is both.
  */
-static int smc_diag_smcd(struct sk_buff *skb, struct smc_sock *smc,
-			 u8 ext)
+static int smc_diag_conninfo(struct sk_buff *skb, struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
 	struct smc_diag_conninfo ci = {};
+	u32 hdr = 0;
+
+	if (smc->path == SMC_PATH_SMCD)
+		hdr = SMCD_DMB_HDR_LEN;
+	ci.token = c->alert_token;
+	ci.sndbuf_size = c->peer_len - hdr;
+	ci.rmbe_size = c->rmb_len;
+	ci.peer_rmbe_size = c->peer_len - hdr;
+	spin_lock_bh(&c->rx_lock);
+	smc_diag_curs(&ci.rx_prod, &c->peer_prod);
+	smc_diag_curs(&ci.rx_cons, &c->peer_cons);
+	ci.rx_prod_flags = c->peer_prod_flags;
+	ci.rx_conn_state_flags = c->peer_conn_flags;
+	spin_unlock_bh(&c->rx_lock);
+	spin_lock_bh(&c->tx_lock);
+	/* what the peer was told, and what is written but not yet */
+	smc_diag_curs(&ci.tx_prod, hdr ? &c->tx_prod : &c->tx_prod_sent);
+	smc_diag_curs(&ci.tx_cons, &c->rx_cons_sent);
+	ci.tx_prod_flags = c->tx_prod_flags;
+	ci.tx_conn_state_flags = c->tx_conn_flags;
+	smc_diag_curs(&ci.tx_prep, &c->tx_prod);
+	smc_diag_curs(&ci.tx_sent, hdr ? &c->tx_prod : &c->tx_prod_sent);
+	smc_diag_curs(&ci.tx_fin, hdr ? &c->tx_prod : &c->tx_prod_sent);
+	spin_unlock_bh(&c->tx_lock);
+	return nla_put(skb, SMC_DIAG_CONNINFO, sizeof(ci), &ci);
+}
+
+static int smc_diag_dmbinfo(struct sk_buff *skb, struct smc_sock *smc,
+			    const struct smcd_dev *dev)
+{
+	struct smc_conn *c = &smc->conn;
 	struct smcd_diag_dmbinfo di = {};
-	struct smcd_dev *dev;
 
-	dev = READ_ONCE(c->dev);
-	if (smc->path != SMC_PATH_SMCD || !dev || !c->alert_token)
+	di.linkid = c->lgr_id;
+	di.peer_gid = c->peer_gid.gid;
+	di.peer_gid_ext = c->peer_gid.gid_ext;
+	di.my_gid = dev->gid.gid;
+	di.my_gid_ext = dev->gid.gid_ext;
+	di.token = c->rmb_token;
+	di.peer_token = c->peer_token;
+	return nla_put(skb, SMC_DIAG_DMBINFO, sizeof(di), &di);
+}
+
+/* The extensions asked for in @ext that the socket's path has */
+static int smc_diag_ext(struct sk_buff *skb, struct smc_sock *smc, u8 ext)
+{
+	struct smc_conn *c = &smc->conn;
+	struct smc_diag_lgrinfo li = {};
+	struct smcd_dev *dev = NULL;
+	bool lgr = false;
+
+	if (smc->use_fallback)
 		return 0;
-
-	if (ext & (1 << (SMC_DIAG_CONNINFO - 1))) {
-		ci.token = c->alert_token;
-		/* no copy: the send buffer is the peer's ring */
-		ci.sndbuf_size = c->peer_len - SMCD_DMB_HDR_LEN;
-		ci.rmbe_size = c->rmb_len;
-		ci.peer_rmbe_size = c->peer_len - SMCD_DMB_HDR_LEN;
-		spin_lock_bh(&c->rx_lock);
-		smc_diag_curs(&ci.rx_prod, &c->peer_prod);
-		smc_diag_curs(&ci.rx_cons, &c->peer_cons);
-		ci.rx_prod_flags = c->peer_prod_flags;
-		ci.rx_conn_state_flags = c->peer_conn_flags;
-		spin_unlock_bh(&c->rx_lock);
-		spin_lock_bh(&c->tx_lock);
-		smc_diag_curs(&ci.tx_prod, &c->tx_prod);
-		smc_diag_curs(&ci.tx_cons, &c->rx_cons_sent);
-		ci.tx_prod_flags = c->tx_prod_flags;
-		ci.tx_conn_state_flags = c->tx_conn_flags;
-		smc_diag_curs(&ci.tx_prep, &c->tx_prod);
-		smc_diag_curs(&ci.tx_sent, &c->tx_prod);
-		smc_diag_curs(&ci.tx_fin, &c->tx_prod);
-		spin_unlock_bh(&c->tx_lock);
-		if (nla_put(skb, SMC_DIAG_CONNINFO, sizeof(ci), &ci))
-			return -EMSGSIZE;
+	if (smc->path == SMC_PATH_SMCD) {
+		dev = READ_ONCE(c->dev);
+		if (!dev || !c->alert_token)
+			return 0;
+	} else if (smc->path == SMC_PATH_SMCR) {
+		lgr = smcr_conn_diag_lgr(smc, &li);
+		if (!lgr)
+			return 0;
+	} else {
+		return 0;
 	}
-	if (ext & (1 << (SMC_DIAG_DMBINFO - 1))) {
-		di.linkid = c->lgr_id;
-		di.peer_gid = c->peer_gid.gid;
-		di.peer_gid_ext = c->peer_gid.gid_ext;
-		di.my_gid = dev->gid.gid;
-		di.my_gid_ext = dev->gid.gid_ext;
-		di.token = c->rmb_token;
-		di.peer_token = c->peer_token;
-		if (nla_put(skb, SMC_DIAG_DMBINFO, sizeof(di), &di))
-			return -EMSGSIZE;
-	}
+	if ((ext & (1 << (SMC_DIAG_CONNINFO - 1))) &&
+	    smc_diag_conninfo(skb, smc))
+		return -EMSGSIZE;
+	if ((ext & (1 << (SMC_DIAG_LGRINFO - 1))) && lgr &&
+	    nla_put(skb, SMC_DIAG_LGRINFO, sizeof(li), &li))
+		return -EMSGSIZE;
+	if ((ext & (1 << (SMC_DIAG_DMBINFO - 1))) && dev &&
+	    smc_diag_dmbinfo(skb, smc, dev))
+		return -EMSGSIZE;
 	return 0;
 }
 
@@ -161,7 +194,7 @@ static int smc_diag_fill(struct smc_sock *smc, void *arg)
 	fb.peer_diagnosis = smc->peer_diagnosis;
 	if (nla_put(skb, SMC_DIAG_FALLBACK, sizeof(fb), &fb))
 		goto cancel;
-	if (smc_diag_smcd(skb, smc, w->req->diag_ext))
+	if (smc_diag_ext(skb, smc, w->req->diag_ext))
 		goto cancel;
 
 	nlmsg_end(skb, nlh);

@@ -20,6 +20,7 @@
 
 #include <linux/inetdevice.h>
 #include <linux/random.h>
+#include <linux/smc_diag.h>
 #include <net/ip.h>
 #include <net/route.h>
 #include <net/sock.h>
@@ -201,6 +202,34 @@ static int smcr_conn_peer(struct smc_conn *c, struct smcr_link *link,
 		return -ENOLINK;
 	return 0;
 }
+
+/*
+ * The link an SMC-R connection uses now, for sock_diag: false when it
+ * has none.  Atomic context.  Until the connection is torn down (both
+ * under tx_lock) it holds its group, and the group its links.
+ */
+bool smcr_conn_diag_lgr(struct smc_sock *smc, struct smc_diag_lgrinfo *li)
+{
+	struct smc_diag_linkinfo *l = &li->lnk[0];
+	struct smc_conn *c = &smc->conn;
+	struct smcr_link *link;
+	bool ok = false;
+
+	spin_lock_bh(&c->tx_lock);
+	link = c->link;
+	if (c->rlgr && link && !c->torn) {
+		l->link_id = link->id;
+		strscpy((char *)l->ibname, link->ibname, sizeof(l->ibname));
+		l->ibport = link->port;
+		smc_gid_str((char *)l->gid, link->gid);
+		smc_gid_str((char *)l->peer_gid, link->peer_gid);
+		li->role = c->rlgr->role;
+		ok = true;
+	}
+	spin_unlock_bh(&c->tx_lock);
+	return ok;
+}
+EXPORT_SYMBOL_GPL(smcr_conn_diag_lgr);
 
 void smcr_conn_teardown(struct smc_sock *smc)
 {

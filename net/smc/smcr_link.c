@@ -175,6 +175,7 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 	link->dev = dev;
 	link->lgr = lgr;
 	link->port = port;
+	strscpy(link->ibname, dev_name(&dev->ibdev->dev), sizeof(link->ibname));
 	link->sgid_index = sgid_index;
 	memcpy(link->gid, gid, sizeof(link->gid));
 	memcpy(link->mac, mac, sizeof(link->mac));

@@ -114,6 +114,8 @@ struct smcr_link {
 	u32			peer_qpn;
 	u32			peer_psn;
 	u8			peer_uid[4];	/* from its CONFIRM LINK */
+	/* the device's name, for sock_diag: the device may go first */
+	char			ibname[IB_DEVICE_NAME_MAX];
 
 	/* send slots; waiters queue up in order (exclusive waits) */
 	spinlock_t		slot_lock;
