@@ -31,7 +31,6 @@
 #define SMC_NL_OS_LINUX		2
 #define SMC_NL_LGR_SINGLE	1	/* SMC_LGR_SINGLE of upstream */
 #define SMC_NL_LGR_SYMMETRIC	2
-#define SMC_NL_GID_STR		40	/* 8 groups of 4 hex digits + NUL */
 
 /* upstream's link states: 0 unused, 1 inactive, 2 activating, 3 active */
 static const u32 smc_nl_link_state[] = {
@@ -77,12 +76,9 @@ static int smc_nl_put_field(struct sk_buff *skb, int type, const u8 *s,
 
 static int smc_nl_put_gid(struct sk_buff *skb, int type, const u8 *gid)
 {
-	char buf[SMC_NL_GID_STR];
-	int i, n = 0;
+	char buf[SMC_GID_STR_LEN];
 
-	for (i = 0; i < 16; i += 2)
-		n += scnprintf(buf + n, sizeof(buf) - n, "%s%02x%02x",
-			       i ? ":" : "", gid[i], gid[i + 1]);
+	smc_gid_str(buf, gid);
 	return nla_put_string(skb, type, buf);
 }
 
@@ -128,21 +124,33 @@ cancel:
 
 /* ---- SMC-R link groups and links ---- */
 
+/* The V2_COMMON nest of an SMC-R or SMC-D link group */
+static int smc_nl_v2_common(struct sk_buff *skb, int attr, u8 release,
+			    u8 peer_os, const u8 *peer_host, const u8 *eid)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, attr);
+	if (!nest ||
+	    nla_put_u8(skb, SMC_NLA_LGR_V2_VER, SMC_V2) ||
+	    nla_put_u8(skb, SMC_NLA_LGR_V2_REL, release) ||
+	    nla_put_u8(skb, SMC_NLA_LGR_V2_OS, peer_os) ||
+	    smc_nl_put_field(skb, SMC_NLA_LGR_V2_PEER_HOST, peer_host,
+			     SMC_CLC_HOSTNAME_LEN) ||
+	    smc_nl_put_field(skb, SMC_NLA_LGR_V2_NEG_EID, eid,
+			     SMC_CLC_EID_LEN))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int smc_nl_lgr_v2(struct sk_buff *skb, const struct smcr_lgr_info *g)
 {
 	struct nlattr *nest;
 
-	nest = nla_nest_start(skb, SMC_NLA_LGR_R_V2_COMMON);
-	if (!nest ||
-	    nla_put_u8(skb, SMC_NLA_LGR_V2_VER, SMC_V2) ||
-	    nla_put_u8(skb, SMC_NLA_LGR_V2_REL, g->release) ||
-	    nla_put_u8(skb, SMC_NLA_LGR_V2_OS, g->peer_os) ||
-	    smc_nl_put_field(skb, SMC_NLA_LGR_V2_PEER_HOST, g->peer_host,
-			     sizeof(g->peer_host)) ||
-	    smc_nl_put_field(skb, SMC_NLA_LGR_V2_NEG_EID, g->eid,
-			     sizeof(g->eid)))
+	if (smc_nl_v2_common(skb, SMC_NLA_LGR_R_V2_COMMON, g->release,
+			     g->peer_os, g->peer_host, g->eid))
 		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
 	nest = nla_nest_start(skb, SMC_NLA_LGR_R_V2);
 	if (!nest ||
 	    nla_put_u8(skb, SMC_NLA_LGR_R_V2_DIRECT, g->direct) ||
@@ -395,7 +403,12 @@ static int smc_nl_lgr_d(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u8(skb, SMC_NLA_LGR_D_VLAN_ID, 0) ||
 	    nla_put_u32(skb, SMC_NLA_LGR_D_CONNS_NUM, g->conns) ||
 	    nla_put_u32(skb, SMC_NLA_LGR_D_CHID, g->chid) ||
-	    nla_put_string(skb, SMC_NLA_LGR_D_PNETID, g->pnetid))
+	    /* send buffers are the peer's DMBs, mapped: none allocated */
+	    smc_nl_put_uint(skb, SMC_NLA_LGR_D_SNDBUF_ALLOC, 0) ||
+	    smc_nl_put_uint(skb, SMC_NLA_LGR_D_DMB_ALLOC, g->dmb_alloc) ||
+	    nla_put_string(skb, SMC_NLA_LGR_D_PNETID, g->pnetid) ||
+	    smc_nl_v2_common(skb, SMC_NLA_LGR_D_V2_COMMON, g->release,
+			     g->peer_os, g->peer_host, g->eid))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);

@@ -212,6 +212,8 @@ int smcd_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 		smc_hs_decline(smc, smcd_decline_reason(rc), a->version);
 		return 0;
 	}
+	if (first)
+		smcd_lgr_note_peer(smc, a);
 
 	memcpy(p->eids[0], a->eid, SMC_CLC_EID_LEN);
 	memset(a, 0, sizeof(*a));
@@ -316,6 +318,8 @@ int smcd_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 	rc = smcd_conn_attach(child, a->d.token);
 	if (rc)
 		goto out_teardown;
+	if (first)
+		smcd_lgr_note_peer(child, a);
 	smc_conn_start(child, SMC_PATH_SMCD);
 	return 0;
 

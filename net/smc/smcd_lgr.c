@@ -37,6 +37,12 @@ struct smcd_lgr {
 	u8			role;		/* SMCD_LGR_CLIENT/SERVER */
 	u32			id;
 	unsigned int		conns;		/* under smcd_lgrs_lock */
+	u64			dmb_alloc;	/* bytes, of its conns' DMBs */
+	/* what the first contact's Accept or Confirm told of the peer */
+	u8			release;
+	u8			peer_os;
+	u8			peer_host[SMC_CLC_HOSTNAME_LEN];
+	u8			eid[SMC_CLC_EID_LEN];
 	bool			stale;		/* peer lost it: no reuse */
 	unsigned long		idle_since;	/* jiffies, when conns is 0 */
 	struct ida		tokens;		/* alert tokens */
@@ -168,6 +174,7 @@ int smcd_lgr_join(struct smc_sock *smc, const struct smcd_gid *peer,
 		return token;
 	}
 	lgr->conns++;
+	lgr->dmb_alloc += c->rmb_len;
 	c->lgr = lgr;
 	c->alert_token = token;
 	c->lgr_id = lgr->id;
@@ -186,6 +193,7 @@ void smcd_lgr_leave(struct smc_sock *smc)
 		return;
 	mutex_lock(&smcd_lgrs_lock);
 	ida_free(&lgr->tokens, c->alert_token);
+	lgr->dmb_alloc -= c->rmb_len;
 	if (!--lgr->conns) {
 		lgr->idle_since = jiffies;
 		if (lgr->stale)
@@ -196,6 +204,21 @@ void smcd_lgr_leave(struct smc_sock *smc)
 	}
 	mutex_unlock(&smcd_lgrs_lock);
 	c->lgr = NULL;
+}
+
+/* First contact: what the peer's Accept or Confirm @a tells of it */
+void smcd_lgr_note_peer(struct smc_sock *smc, const struct smc_clc_accept *a)
+{
+	struct smcd_lgr *lgr = smc->conn.lgr;
+
+	if (!lgr)
+		return;
+	mutex_lock(&smcd_lgrs_lock);
+	lgr->release = a->fce.release;
+	lgr->peer_os = a->fce.os_type;
+	memcpy(lgr->peer_host, a->fce.hostname, sizeof(lgr->peer_host));
+	memcpy(lgr->eid, a->eid, sizeof(lgr->eid));
+	mutex_unlock(&smcd_lgrs_lock);
 }
 
 /*
@@ -238,6 +261,12 @@ int smcd_lgr_info_next(u32 after, struct smcd_lgr_info *info)
 		info->gid_ext = best->dev->gid.gid_ext;
 		info->peer_gid = best->peer_gid.gid;
 		info->peer_gid_ext = best->peer_gid.gid_ext;
+		info->dmb_alloc = best->dmb_alloc;
+		info->release = best->release;
+		info->peer_os = best->peer_os;
+		memcpy(info->peer_host, best->peer_host,
+		       sizeof(info->peer_host));
+		memcpy(info->eid, best->eid, sizeof(info->eid));
 		/* the group's reference keeps it above zero */
 		dev = best->dev;
 		refcount_inc(&dev->refs);

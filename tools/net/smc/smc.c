@@ -686,9 +686,10 @@ static void link_r(const struct nlattr *nest)
 
 static void lgr_d(const struct nlattr *nest)
 {
-	const struct nlattr *tb[NEST_MAX];
+	const struct nlattr *tb[NEST_MAX], *c[NEST_MAX];
 
 	parse_nest(nest, tb);
+	parse_nest(tb[SMC_NLA_LGR_D_V2_COMMON], c);
 	if (json) {
 		j_open(NULL, '{');
 		j_str("type", "smcd");
@@ -697,15 +698,27 @@ static void lgr_d(const struct nlattr *nest)
 		j_u64("chid", get(tb, SMC_NLA_LGR_D_CHID));
 		j_u64("gid", get(tb, SMC_NLA_LGR_D_GID));
 		j_u64("peer_gid", get(tb, SMC_NLA_LGR_D_PEER_GID));
+		j_u64("gid_ext", get(tb, SMC_NLA_LGR_D_EXT_GID));
+		j_u64("peer_gid_ext", get(tb, SMC_NLA_LGR_D_PEER_EXT_GID));
 		j_str("pnetid", attr_str(tb[SMC_NLA_LGR_D_PNETID]));
+		j_u64("version", get(c, SMC_NLA_LGR_V2_VER));
+		j_u64("release", get(c, SMC_NLA_LGR_V2_REL));
+		j_u64("peer_os", get(c, SMC_NLA_LGR_V2_OS));
+		j_str("peer_host", attr_str(c[SMC_NLA_LGR_V2_PEER_HOST]));
+		j_str("eid", attr_str(c[SMC_NLA_LGR_V2_NEG_EID]));
+		j_u64("sndbuf_alloc", get(tb, SMC_NLA_LGR_D_SNDBUF_ALLOC));
+		j_u64("dmb_alloc", get(tb, SMC_NLA_LGR_D_DMB_ALLOC));
 		j_close('}');
 		return;
 	}
 	printf("smcd lgr %" PRIx64 " conns %" PRIu64 " chid %04" PRIx64
-	       " gid %016" PRIx64 " peer %016" PRIx64 "\n",
+	       " gid %016" PRIx64 " peer %016" PRIx64 " dmbs %" PRIu64
+	       " peer \"%s\"\n",
 	       get(tb, SMC_NLA_LGR_D_ID), get(tb, SMC_NLA_LGR_D_CONNS_NUM),
 	       get(tb, SMC_NLA_LGR_D_CHID), get(tb, SMC_NLA_LGR_D_GID),
-	       get(tb, SMC_NLA_LGR_D_PEER_GID));
+	       get(tb, SMC_NLA_LGR_D_PEER_GID),
+	       get(tb, SMC_NLA_LGR_D_DMB_ALLOC),
+	       attr_str(c[SMC_NLA_LGR_V2_PEER_HOST]));
 }
 
 static int lgr_cb(const struct nlmsghdr *nlh, void *data)
