@@ -48,7 +48,12 @@ conns()
 {
 	smc_json 'sum(g["conns"] for g in j["lgrs"] if g["type"] == "smcd")' lgr
 }
+dmbs()
+{
+	smc_json 'sum(g["dmb_alloc"] for g in j["lgrs"] if g["type"] == "smcd")' lgr
+}
 base=$(conns)
+dmb0=$(dmbs)
 port=$(free_port)
 # TCP sockets of python become AF_SMC ones through the preload library
 "$SMC_RUN" python3 -c '
@@ -70,13 +75,23 @@ track $pair
 wait_until 10 grep -q up "$tmp_dir/pair" || rc=1
 path_ok $pair || rc=1
 during=$(conns)
+dmb1=$(dmbs)
+# V2_COMMON of the groups in use: SMC-Dv2.1 with ourselves (Linux),
+# no send buffer of their own (mapped onto the peer's DMB)
+v2=$(WANT=$want smc_json 'sorted(set((g["version"], g["release"],
+	g["peer_os"], g["peer_host"] == __import__("os").environ["WANT"],
+	g["sndbuf_alloc"], g["dmb_alloc"] > 0)
+	for g in j["lgrs"] if g["type"] == "smcd" and g["conns"]))' lgr)
 kill $pair 2>/dev/null
 wait $pair 2>/dev/null
 wait_until 10 test "$(conns)" = "$base" || rc=1
 ktap_diag "SMC-D connections in link groups: $base, with the pair $during"
+ktap_diag "DMB bytes: $dmb0, with the pair $dmb1, then $(dmbs); $v2"
 [ "$during" = $((base + 2)) ] || rc=1
+[ "$v2" = "[(2, 1, 2, True, 0, True)]" ] || rc=1
+[ "$dmb1" -gt "$dmb0" ] && [ "$(dmbs)" = "$dmb0" ] || rc=1
 ktap_diag "$("$SMC_TOOL" lgr 2>&1 | grep smcd)"
-ktap_result "lgr: an SMC-D connection counts in its client and server group" $rc
+ktap_result "lgr: an SMC-D connection in its client and server group, V2 info, DMBs" $rc
 
 # 3: no SMC-D device is listed (loopback-ism never is)
 rc=0

@@ -46,6 +46,7 @@ struct t_smc_diag_msg {
 };
 
 #define T_DIAG_CONNINFO		1
+#define T_DIAG_LGRINFO		2
 #define T_DIAG_SHUTDOWN		3
 #define T_DIAG_DMBINFO		4
 #define T_DIAG_FALLBACK		5
@@ -68,6 +69,15 @@ struct t_smc_diag_msg {
 #define T_DI_PEER_TOKEN		32
 #define T_DI_PEER_GID_EXT	40
 #define T_DI_MY_GID_EXT		48
+
+/* Payload of SMC_DIAG_LGRINFO: one linkinfo of 146 bytes, then role */
+#define T_LI_IBNAME		1
+#define T_LI_IBPORT		65
+#define T_LI_GID		66
+#define T_LI_PEER_GID		106
+#define T_LI_ROLE		146
+
+__thread int smc_diag_last_datagrams;
 
 _Static_assert(sizeof(struct t_smc_diag_req) == 52, "smc_diag_req size");
 _Static_assert(sizeof(struct t_smc_diag_msg) == 64, "smc_diag_msg size");
@@ -146,6 +156,21 @@ static void parse_dmbinfo(const uint8_t *p, int len, struct smc_sock_info *si)
 	di->my_gid_ext = get64(p + T_DI_MY_GID_EXT);
 }
 
+static void parse_lgrinfo(const uint8_t *p, int len, struct smc_sock_info *si)
+{
+	struct smc_test_lgrinfo *li = &si->lgr;
+
+	si->lgrinfo_len = len;
+	if (len != SMC_TEST_LGRINFO_LEN)
+		return;
+	li->link_id = p[0];
+	memcpy(li->ibname, p + T_LI_IBNAME, 64);
+	li->ibport = p[T_LI_IBPORT];
+	memcpy(li->gid, p + T_LI_GID, 40);
+	memcpy(li->peer_gid, p + T_LI_PEER_GID, 40);
+	li->role = p[T_LI_ROLE];
+}
+
 static void parse_msg(const struct nlmsghdr *nh, struct smc_sock_info *si)
 {
 	const struct t_smc_diag_msg *m = NLMSG_DATA(nh);
@@ -176,6 +201,9 @@ static void parse_msg(const struct nlmsghdr *nh, struct smc_sock_info *si)
 			break;
 		case T_DIAG_DMBINFO:
 			parse_dmbinfo(p, RTA_PAYLOAD(rta), si);
+			break;
+		case T_DIAG_LGRINFO:
+			parse_lgrinfo(p, RTA_PAYLOAD(rta), si);
 			break;
 		case T_DIAG_SHUTDOWN:
 			if (RTA_PAYLOAD(rta) >= 1)
@@ -211,6 +239,7 @@ int smc_diag_dump_ext(unsigned int ext, struct smc_sock_info **out)
 	const int bufsz = 65536;
 
 	*out = NULL;
+	smc_diag_last_datagrams = 0;
 	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (fd < 0)
 		return -errno;
@@ -247,6 +276,7 @@ int smc_diag_dump_ext(unsigned int ext, struct smc_sock_info **out)
 			err = -EPROTO;
 			goto out;
 		}
+		smc_diag_last_datagrams++;
 		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, len);
 		     nh = NLMSG_NEXT(nh, len)) {
 			if (nh->nlmsg_type == NLMSG_DONE) {

@@ -68,6 +68,16 @@ struct smc_test_conninfo {
 	struct smc_test_cursor tx_fin;
 };
 
+/* SMC_DIAG_LGRINFO of an SMC-R connection: its current link */
+struct smc_test_lgrinfo {
+	uint8_t link_id;
+	char ibname[65];		/* NUL-terminated here */
+	uint8_t ibport;
+	char gid[41];			/* GIDs as text, 39 characters */
+	char peer_gid[41];
+	uint8_t role;			/* 0 client, 1 server */
+};
+
 /* SMC_DIAG_DMBINFO of an SMC-D connection */
 struct smc_test_dmbinfo {
 	uint32_t linkid;		/* link-group id */
@@ -100,7 +110,9 @@ struct smc_sock_info {
 	 */
 	int conninfo_len;
 	int dmbinfo_len;
+	int lgrinfo_len;		/* LGRINFO: filled when 147 */
 	struct smc_test_conninfo conn;
+	struct smc_test_lgrinfo lgr;
 	struct smc_test_dmbinfo dmb;
 };
 
@@ -126,7 +138,13 @@ int smc_diag_lookup_inode_ext(uint64_t inode, unsigned int ext,
 int smc_diag_lookup_ext(int fd, unsigned int ext,
 			struct smc_sock_info *info);
 
-/* The CONNINFO / DMBINFO attribute is there and complete */
+/*
+ * Datagrams the last dump of this thread took to arrive (a dump that
+ * does not fit one message resumes in the next).
+ */
+extern __thread int smc_diag_last_datagrams;
+
+/* The CONNINFO / DMBINFO / LGRINFO attribute is there and complete */
 static inline int smc_has_conninfo(const struct smc_sock_info *si)
 {
 	return si->conninfo_len >= 76;
@@ -135,6 +153,13 @@ static inline int smc_has_conninfo(const struct smc_sock_info *si)
 static inline int smc_has_dmbinfo(const struct smc_sock_info *si)
 {
 	return si->dmbinfo_len >= SMC_TEST_DMBINFO_V1_LEN;
+}
+
+#define SMC_TEST_LGRINFO_LEN	147
+
+static inline int smc_has_lgrinfo(const struct smc_sock_info *si)
+{
+	return si->lgrinfo_len == SMC_TEST_LGRINFO_LEN;
 }
 
 const char *smc_state_name(int state);

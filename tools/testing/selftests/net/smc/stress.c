@@ -4,8 +4,11 @@
  *
  *  1. STRESS_CONNS (1000) connections open at the same time: every client
  *     sends a tagged message, the server side echoes it, the client
- *     verifies it; the path is checked on a sample; smc_diag must list
- *     all of them; then everything is closed.
+ *     verifies it; the path is checked on a sample; one smc_diag dump
+ *     with every extension must span several netlink messages and list
+ *     each socket exactly once, with the link group (SMC-R) or DMB
+ *     (SMC-D) attributes of both ends agreeing; then everything is
+ *     closed.
  *  2. STRESS_LOOPS (2000) short connections (connect, send, echo, close)
  *     against a server thread.
  *  After each part the number of AF_SMC sockets in smc_diag and the
@@ -50,6 +53,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include "ktap.h"
 #include "timeutil.h"
@@ -210,6 +214,154 @@ static void make_msg(char *msg, int i)
 	msg[MSG_LEN] = 0;
 }
 
+static int cmp_inode(const void *a, const void *b)
+{
+	const struct smc_sock_info *x = a, *y = b;
+
+	return x->inode < y->inode ? -1 : x->inode > y->inode;
+}
+
+static struct smc_sock_info *find_fd(struct smc_sock_info *arr, int cnt,
+				     int fd)
+{
+	struct smc_sock_info key;
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return NULL;
+	key.inode = st.st_ino;
+	return bsearch(&key, arr, cnt, sizeof(*arr), cmp_inode);
+}
+
+/* The two ends of one connection, as smc_diag shows them, agree. */
+static int pair_agrees(const struct smc_sock_info *c,
+		       const struct smc_sock_info *s, int mode, char *why,
+		       size_t wl)
+{
+	uint32_t hdr;
+
+	if (c->mode != mode || s->mode != mode) {
+		snprintf(why, wl, "modes %d/%d", c->mode, s->mode);
+		return 0;
+	}
+	/* an SMC-D peer's ring is its DMB less the 32-byte header */
+	hdr = mode == SMC_TEST_MODE_SMCD ? 32 : 0;
+	if (!smc_has_conninfo(c) || !smc_has_conninfo(s) ||
+	    c->conn.peer_rmbe_size + hdr != s->conn.rmbe_size ||
+	    s->conn.peer_rmbe_size + hdr != c->conn.rmbe_size ||
+	    !c->conn.rmbe_size || !s->conn.rmbe_size) {
+		snprintf(why, wl, "CONNINFO %d/%d, RMBs %u/%u, peers %u/%u",
+			 c->conninfo_len, s->conninfo_len, c->conn.rmbe_size,
+			 s->conn.rmbe_size, c->conn.peer_rmbe_size,
+			 s->conn.peer_rmbe_size);
+		return 0;
+	}
+	if (mode == SMC_TEST_MODE_SMCR) {
+		if (!smc_has_lgrinfo(c) || !smc_has_lgrinfo(s) ||
+		    c->lgr.role != 0 || s->lgr.role != 1 ||
+		    strlen(c->lgr.gid) != 39 || !c->lgr.ibname[0] ||
+		    !s->lgr.ibname[0] || !c->lgr.ibport ||
+		    strcmp(c->lgr.gid, s->lgr.peer_gid) ||
+		    strcmp(s->lgr.gid, c->lgr.peer_gid)) {
+			snprintf(why, wl,
+				 "LGRINFO %d/%d roles %u/%u %s:%u %s<->%s, %s:%u %s<->%s",
+				 c->lgrinfo_len, s->lgrinfo_len, c->lgr.role,
+				 s->lgr.role, c->lgr.ibname, c->lgr.ibport,
+				 c->lgr.gid, c->lgr.peer_gid, s->lgr.ibname,
+				 s->lgr.ibport, s->lgr.gid, s->lgr.peer_gid);
+			return 0;
+		}
+		if (c->dmbinfo_len || s->dmbinfo_len) {
+			snprintf(why, wl, "DMBINFO on SMC-R");
+			return 0;
+		}
+	}
+	if (mode == SMC_TEST_MODE_SMCD) {
+		if (!smc_has_dmbinfo(c) || !smc_has_dmbinfo(s) ||
+		    c->dmb.token != s->dmb.peer_token ||
+		    s->dmb.token != c->dmb.peer_token ||
+		    c->dmb.my_gid != s->dmb.peer_gid) {
+			snprintf(why, wl, "DMBINFO %d/%d tokens %llx/%llx",
+				 c->dmbinfo_len, s->dmbinfo_len,
+				 (unsigned long long)c->dmb.token,
+				 (unsigned long long)s->dmb.peer_token);
+			return 0;
+		}
+		if (c->lgrinfo_len || s->lgrinfo_len) {
+			snprintf(why, wl, "LGRINFO on SMC-D");
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * One dump with every extension, while all connections are up: it must
+ * take several datagrams, list no socket twice, list every one of ours,
+ * and the attributes of the two ends of each connection must agree.
+ */
+static int check_dump(const int *cli, int n, const int *srv, int nsrv)
+{
+	const unsigned int ext = SMC_TEST_EXT_CONNINFO |
+				 SMC_TEST_EXT_LGRINFO | SMC_TEST_EXT_DMBINFO;
+	struct smc_sock_info *arr, **by_port = NULL;
+	int cnt, i, ok = 1, dups = 0, missing = 0, bad = 0, mode;
+	uint32_t reason;
+	char why[512];
+
+	if (smc_expect(&mode, &reason))
+		return 0;
+	cnt = smc_diag_dump_ext(ext, &arr);
+	if (cnt < 0) {
+		ktap_diag("dump: %s", strerror(-cnt));
+		return 0;
+	}
+	ktap_diag("dump: %d sockets in %d datagrams", cnt,
+		  smc_diag_last_datagrams);
+	if (smc_diag_last_datagrams < 2) {
+		ktap_diag("the dump fit one datagram: resumption not tested");
+		ok = 0;
+	}
+	qsort(arr, cnt, sizeof(*arr), cmp_inode);
+	for (i = 1; i < cnt; i++)
+		dups += arr[i].inode == arr[i - 1].inode;
+	by_port = calloc(65536, sizeof(*by_port));
+	for (i = 0; by_port && i < nsrv; i++) {
+		struct smc_sock_info *s = find_fd(arr, cnt, srv[i]);
+
+		if (!s)
+			missing++;
+		else
+			by_port[s->dport] = s;
+	}
+	for (i = 0; by_port && i < n; i++) {
+		struct smc_sock_info *c = find_fd(arr, cnt, cli[i]), *s;
+
+		if (!c) {
+			missing++;
+			continue;
+		}
+		if (mode == SMC_TEST_MODE_FALLBACK)
+			continue;
+		s = by_port[c->sport];
+		if (!s) {
+			if (bad++ < 3)
+				ktap_diag("client %d: no server end", i);
+		} else if (!pair_agrees(c, s, mode, why, sizeof(why)) &&
+			   bad++ < 3) {
+			ktap_diag("connection %d: %s", i, why);
+		}
+	}
+	if (dups || missing || bad || !by_port) {
+		ktap_diag("dump: %d listed twice, %d missing, %d disagree",
+			  dups, missing, bad);
+		ok = 0;
+	}
+	free(by_port);
+	free(arr);
+	return ok;
+}
+
 static int part_concurrent(int nconn)
 {
 	int *cli = calloc(nconn, sizeof(int));
@@ -307,6 +459,8 @@ static int part_concurrent(int nconn)
 	if (bad_path)
 		ok = 0;
 	ktap_diag("path checked on %d sockets, %d wrong", checked, bad_path);
+	if (!use_inet && !check_dump(cli, n, srv, acc.got))
+		ok = 0;
 
 	phase = "concurrent: close";
 	for (i = 0; i < n; i++)
