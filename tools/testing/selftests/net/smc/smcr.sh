@@ -20,7 +20,7 @@ LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 XFER=$HERE/smc_xfer
 NLCHECK=$HERE/smc_nl_check.py
 SMC_TOOL=$REPO/tools/net/smc/smc
-NCASES=32
+NCASES=34
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
@@ -596,5 +596,25 @@ print("# %d SMC-R sockets, %d connections with both ends" %
 sys.exit(1 if bad or pairs < 3 else 0)
 PYEOF
 ktap_result "smc sock: SMC-R ends with their link, as smc lgr lists it" $rc
+
+# 19: smc stats counts an SMC-R connection (both ends are in init_net):
+# one handshake each side, the bytes each way, no SMC-D
+"$SMC_TOOL" -j stats > "$tmp_dir/st0.json" || ktap_diag "smc stats failed"
+xfer "1 MB up and 3 MB down, verified, for the statistics" "$SMCR_B" \
+	1000000 3000000
+"$SMC_TOOL" -j stats > "$tmp_dir/st1.json" || ktap_diag "smc stats failed"
+rc=0
+got=$(python3 - "$tmp_dir/st0.json" "$tmp_dir/st1.json" <<'PYEOF'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+d = lambda p, k: b[p][k] - a[p][k]
+print(d("smcr", "clnt_v2_succ"), d("smcr", "srv_v2_succ"),
+      d("smcr", "tx_bytes"), d("smcr", "rx_bytes"),
+      d("smcd", "clnt_v2_succ") + d("smcd", "srv_v2_succ"))
+PYEOF
+) || rc=1
+ktap_diag "handshakes, bytes and SMC-D handshakes added: $got"
+[ "$got" = "1 1 4000000 4000000 0" ] || rc=1
+ktap_result "smc stats: an SMC-R connection's handshakes and bytes" $rc
 
 ktap_finish
