@@ -43,6 +43,22 @@ module_param_named(smcr, smc_smcr_enabled, bool, 0644);
 MODULE_PARM_DESC(smcr,
 		 "negotiate SMC-R over RoCE devices (default: yes)");
 
+/*
+ * Link-group ids: one sequence for SMC-R and SMC-D, in steps of 256 (the
+ * low byte of a link's UID is its link id), never 0.
+ */
+static atomic_t smc_lgr_last_id;
+
+u32 smc_lgr_new_id(void)
+{
+	u32 id;
+
+	do {
+		id = atomic_add_return(SMC_LGR_ID_STEP, &smc_lgr_last_id);
+	} while (!id);
+	return id;
+}
+
 static void smc_set_keepalive(struct sock *sk, int val)
 {
 	struct sock *clcsk = smc_clcsk(smc_sk(sk));

@@ -511,6 +511,10 @@ struct smcd_lgr_info {
 };
 
 int smcd_lgr_info_next(u32 after, struct smcd_lgr_info *info);
+
+/* af_smc.c: the id of a new SMC-R or SMC-D link group */
+#define SMC_LGR_ID_STEP		256
+u32 smc_lgr_new_id(void);
 void smcd_lgr_exit(void);
 
 /* smc_data.c: data calls of a connection over SMC-D or SMC-R */

@@ -28,7 +28,6 @@
 
 #define SMCD_LGR_LINGER_SERV	(600 * HZ)
 #define SMCD_LGR_LINGER_CLNT	(610 * HZ)
-#define SMCD_LGR_ID_STEP	256	/* as Linux numbers link groups */
 
 struct smcd_lgr {
 	struct list_head	list;		/* in smcd_lgrs */
@@ -51,7 +50,6 @@ struct smcd_lgr {
 
 static LIST_HEAD(smcd_lgrs);
 static DEFINE_MUTEX(smcd_lgrs_lock);	/* smcd_lgrs, conns of each lgr */
-static u32 smcd_lgr_next_id;
 
 static bool smcd_lgr_match(const struct smcd_lgr *lgr,
 			   const struct smcd_dev *dev,
@@ -123,8 +121,7 @@ static struct smcd_lgr *smcd_lgr_create(struct smcd_dev *dev,
 	lgr->role = role;
 	ida_init(&lgr->tokens);
 	INIT_DELAYED_WORK(&lgr->linger_work, smcd_lgr_linger_work);
-	smcd_lgr_next_id += SMCD_LGR_ID_STEP;
-	lgr->id = smcd_lgr_next_id;
+	lgr->id = smc_lgr_new_id();
 	list_add(&lgr->list, &smcd_lgrs);
 	return lgr;
 }

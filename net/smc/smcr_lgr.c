@@ -34,11 +34,9 @@
 
 #define SMCR_LGR_LINGER_SERV	(600 * HZ)
 #define SMCR_LGR_LINGER_CLNT	(610 * HZ)
-#define SMCR_LGR_ID_STEP	256	/* as Linux numbers link groups */
 
 static LIST_HEAD(smcr_lgrs);
 static DEFINE_MUTEX(smcr_lgrs_lock);	/* smcr_lgrs, conns of each lgr */
-static u32 smcr_lgr_next_id;
 /* link-group ends, LLC work and linger timers; drained at unload */
 static struct workqueue_struct *smcr_lgr_wq;
 static struct dentry *smcr_lgr_debugfs;
@@ -347,8 +345,7 @@ struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi,
 	memcpy(lgr->home_gid, link->gid, sizeof(lgr->home_gid));
 	lgr->links[0] = link;
 	mutex_lock(&smcr_lgrs_lock);
-	smcr_lgr_next_id += SMCR_LGR_ID_STEP;
-	lgr->id = smcr_lgr_next_id;
+	lgr->id = smc_lgr_new_id();
 	list_add(&lgr->list, &smcr_lgrs);
 	mutex_unlock(&smcr_lgrs_lock);
 	return lgr;
