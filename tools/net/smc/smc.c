@@ -572,19 +572,30 @@ static int dev_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* A listing of SMC_GEN_NETLINK: in JSON, an object holding one array */
+static void list_begin(const char *key)
+{
+	open_genl(SMC_GENL_FAMILY_NAME);
+	doc_begin('{');
+	if (json)
+		j_open(key, '[');
+}
+
+static void list_end(void)
+{
+	if (json)
+		j_close(']');
+	doc_end('}');
+}
+
 static int do_dev(int argc, char **argv)
 {
 	(void)argv;
 	if (argc)
 		return usage();
-	open_genl(SMC_GENL_FAMILY_NAME);
-	doc_begin('{');
-	if (json)
-		j_open("devices", '[');
+	list_begin("devices");
 	genl_dump(SMC_NETLINK_GET_DEV_SMCR, dev_cb, NULL, "dev");
-	if (json)
-		j_close(']');
-	doc_end('}');
+	list_end();
 	return 0;
 }
 
@@ -741,16 +752,11 @@ static int do_lgr(int argc, char **argv)
 	(void)argv;
 	if (argc)
 		return usage();
-	open_genl(SMC_GENL_FAMILY_NAME);
-	doc_begin('{');
-	if (json)
-		j_open("lgrs", '[');
+	list_begin("lgrs");
 	genl_dump(SMC_NETLINK_GET_LINK_SMCR, lgr_cb, NULL, "lgr");
 	lgr_close();
 	genl_dump(SMC_NETLINK_GET_LGR_SMCD, lgr_cb, NULL, "lgr");
-	if (json)
-		j_close(']');
-	doc_end('}');
+	list_end();
 	return 0;
 }
 
