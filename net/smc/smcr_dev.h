@@ -49,6 +49,8 @@ struct smcr_dev {
 	struct ib_pd		*pd;		/* made for the first link */
 	wait_queue_head_t	unbind_wq;	/* a QP was unbound */
 	bool			gone;		/* remove() runs */
+	/* does the device signal Last WQE Reached? (SMCR_LAST_WQE_*) */
+	u8			last_wqe;
 	struct ib_event_handler	events;
 	struct work_struct	port_work;	/* reads the port states */
 	spinlock_t		lock;		/* the fields below */

@@ -85,9 +85,40 @@ static void smcr_qp_event(struct ib_event *ev, void *ctx)
 	case IB_EVENT_QP_ACCESS_ERR:
 		smcr_link_down(link);
 		break;
+	case IB_EVENT_QP_LAST_WQE_REACHED:
+		WRITE_ONCE(link->dev->last_wqe, SMCR_LAST_WQE_YES);
+		complete(&link->last_wqe);
+		break;
 	default:
 		break;
 	}
+}
+
+/*
+ * A QP in the error state that takes its receives from an SRQ: wait
+ * for the Last WQE Reached event, after which no receive completion of
+ * the QP is still to come but those in the CQ already (the marker
+ * through the send queue then proves them handled).  A device that
+ * never signals it is known after one timeout and not waited for.
+ */
+static void smcr_link_wait_last_wqe(struct smcr_link *link)
+{
+	struct smcr_dev *dev = link->dev;
+	unsigned long wait;
+
+	switch (READ_ONCE(dev->last_wqe)) {
+	case SMCR_LAST_WQE_YES:
+		wait = SMCR_DRAIN_WAIT;
+		break;
+	case SMCR_LAST_WQE_NO:
+		return;
+	default:
+		wait = SMCR_LAST_WQE_PROBE;
+		break;
+	}
+	if (!wait_for_completion_timeout(&link->last_wqe, wait) &&
+	    READ_ONCE(dev->last_wqe) == SMCR_LAST_WQE_UNKNOWN)
+		WRITE_ONCE(dev->last_wqe, SMCR_LAST_WQE_NO);
 }
 
 static int smcr_link_slots_init(struct smcr_link *link)
@@ -190,6 +221,7 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 	init_completion(&link->llc_done);
 	link->drain_cqe.done = smcr_drain_done;
 	init_completion(&link->drained);
+	init_completion(&link->last_wqe);
 	INIT_DELAYED_WORK(&link->keepalive, smcr_link_keepalive);
 	INIT_LIST_HEAD(&link->dead);
 
@@ -769,7 +801,8 @@ bool smcr_link_stop(struct smcr_link *link)
 	smcr_link_set_down(link);
 	/* a TEST LINK waiting for its answer is woken by the above */
 	cancel_delayed_work_sync(&link->keepalive);
-	ib_modify_qp(link->qp, &attr, IB_QP_STATE);
+	if (!ib_modify_qp(link->qp, &attr, IB_QP_STATE))
+		smcr_link_wait_last_wqe(link);
 	if (wait_event_timeout(link->slot_wq, smcr_link_slots_back(link),
 			       SMCR_DRAIN_WAIT)) {
 		/* a write of nothing, flushed: providers read it as such */

@@ -67,6 +67,11 @@ struct smcr_dev;
 #define SMCR_ADD_TRIES		3	/* failed adds before we wait for a port */
 #define SMCR_EVENTS_MAX		64	/* queued LLC requests of a group */
 #define SMCR_DRAIN_WAIT		(5 * HZ)
+/* a device not yet seen to signal Last WQE Reached gets this long */
+#define SMCR_LAST_WQE_PROBE	(2 * HZ)
+#define SMCR_LAST_WQE_UNKNOWN	0
+#define SMCR_LAST_WQE_YES	1
+#define SMCR_LAST_WQE_NO	2
 
 #define SMCR_LGR_CLIENT		0	/* as smc_diag_lgrinfo.role */
 #define SMCR_LGR_SERVER		1
@@ -146,6 +151,7 @@ struct smcr_link {
 
 	struct ib_cqe		drain_cqe;
 	struct completion	drained;
+	struct completion	last_wqe;	/* the SRQ is done with the QP */
 	bool			drained_ok;	/* stopped: QP may go */
 
 	/* liveness: a TEST LINK when nothing came for a while */
