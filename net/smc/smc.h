@@ -137,6 +137,8 @@ struct smc_conn {
 	bool			tx_moving;
 	bool			tx_owed;
 	bool			torn;
+	/* the peer may write into our RMB still: not back to the pool */
+	bool			rmb_kept;
 	/* the peer writes no more into our RMB (rx_lock) */
 	bool			peer_stopped;
 	/* released by the application before the peer was done writing */

@@ -262,7 +262,9 @@ void smcr_conn_teardown(struct smc_sock *smc)
 	if (c->snd_buf)
 		smc_stats_buf_put(smc->stats, SMC_STATS_R, false,
 				  c->snd_buf->len);
-	smcr_buf_put(lgr, c->rmb_buf);
+	/* a kept RMB stays in use until the group is freed */
+	if (!c->rmb_kept)
+		smcr_buf_put(lgr, c->rmb_buf);
 	smcr_buf_put(lgr, c->snd_buf);
 	c->rmb_buf = NULL;
 	c->snd_buf = NULL;
@@ -644,6 +646,33 @@ out_decline_reason:
 }
 
 /*
+ * Server, reused group: the client's Confirm came, but we cannot take
+ * the connection.  The client runs SMC-R since it sent the Confirm and
+ * may be writing into our RMB: a Decline on TCP would go unread, and
+ * the RMB must not serve another connection.  Tell the client over the
+ * link that the connection is aborted (its token is in the Confirm),
+ * and keep the RMB until the group ends.
+ */
+static void smcr_listen_abort(struct smc_sock *child,
+			      const struct smc_clc_accept *a)
+{
+	struct smc_conn *c = &child->conn;
+	int rc;
+
+	c->rmb_kept = true;
+	rc = smcr_tx_prepare(child, false);
+	spin_lock_bh(&c->tx_lock);
+	c->peer_alert = a->r.alert_token;
+	c->tx_conn_flags |= SMC_CDC_CS_ABORT;
+	if (!rc)
+		smcr_tx_write(child);
+	spin_unlock_bh(&c->tx_lock);
+	if (rc)
+		pr_warn_ratelimited("smc: no send slot to abort a connection: %d\n",
+				    rc);
+}
+
+/*
  * Server: can we take the client's SMC-Rv2 offer?  0 with hs->gi and
  * hs->eid set, else the reason to decline.  The client must offer a
  * user EID we have; without one, only a client that is this host (its
@@ -756,6 +785,10 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 			    smcr_lgr_peer_link(lgr, a->r.gid, a->r.qpn), a);
 	if (!rc)
 		rc = smcr_conn_bufs(child, false, a->r.rmbe_size);
+	if (rc && !first) {
+		smcr_listen_abort(child, a);
+		goto out_teardown;
+	}
 	if (rc)
 		goto out_decline;
 	if (first) {
@@ -848,9 +881,9 @@ static void __smcr_tx_write(struct smc_sock *smc, struct smcr_slot *slot)
 {
 	struct smc_conn *c = &smc->conn;
 	struct smcr_link *link = c->link;
-	struct ib_rdma_wr wr[2] = {};
-	struct smcr_buf_map *mp = &c->snd_buf->map[link->idx];
 	struct ib_device *ibdev = link->dev->ibdev;
+	struct ib_rdma_wr wr[2] = {};
+	struct smcr_buf_map *mp = NULL;
 	struct smcr_cdc_msg m = {};
 	struct ib_sge sge[2];
 	unsigned int n = 0;
@@ -858,6 +891,8 @@ static void __smcr_tx_write(struct smc_sock *smc, struct smcr_slot *slot)
 
 	len = smc_curs_diff(c->tx_ring, &c->tx_prod_sent, &c->tx_prod);
 	off = c->tx_prod_sent.count;
+	if (len)
+		mp = &c->snd_buf->map[link->idx];
 	/* vmalloc'ed: gathered through its memory region */
 	if (len && c->snd_buf->virt)
 		smcr_buf_sync_pages(ibdev, mp);
