@@ -32,6 +32,17 @@
  *	"ready PORT", "proposal ok: ...", "accept sent: ...", then one
  *	line per CLC message ("confirm len N first-contact X", "decline
  *	0xCODE") and "done".  Exit codes as for decline-server.
+ *
+ *   hostile_peer smcr-reuse-client ADDR PORT GID
+ *	Connect to the AF_SMC listener on ADDR:PORT, propose SMC-Rv2 with
+ *	the RoCE GID of a host that has a link group with the server
+ *	already (GID as an IPv6 address, e.g. ::ffff:198.51.100.1), and
+ *	answer the server's Accept, which must reuse that group, with a
+ *	Confirm naming a QP the group does not have.  The server cannot
+ *	take the connection after the Confirm: it must not Decline (the
+ *	client would run SMC-R already) but drop the connection.  Prints
+ *	"accept first-contact X ...", then "decline 0xCODE" or "closed";
+ *	exit 0 when the server closed without a Decline.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -2724,11 +2735,112 @@ static int smcr_accept_server(struct in_addr addr, uint16_t port, int k)
 	return rc || n < 0;
 }
 
+/* smcr-reuse-client mode for smcr.sh */
+
+static int smcr_reuse_client(struct sockaddr_in sa, const uint8_t *gid)
+{
+	static uint8_t buf[CLC_MAX + 64];
+	int fd, len, got, end, err, e;
+	struct acc_r conf;
+	struct prop p;
+	uint32_t code;
+	char why[200];
+
+	common_setup();
+	cg_enter_peer();
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cg_enter_app();
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		printf("connect: %s\n", strerror(errno));
+		return 1;
+	}
+	set_timeouts(fd, SLOW_MS);
+
+	/* SMC-Rv2 only: no v1 areas, no SMC-D GIDs */
+	prop_init(&p);
+	p.typev2 = TYPE_R;
+	p.ngid = 0;
+	len = prop_build(buf, sizeof(buf), &p);
+	e = 80;
+	memcpy(buf + e + 8, gid, 16);
+	buf[e + 24] = 255;		/* max_conns */
+	buf[e + 25] = 2;		/* max_links */
+	if (len < 0 || send_all(fd, buf, len))
+		return 1;
+
+	got = recv_clc(fd, buf, CLC_MAX, SMCR_WAIT_MS, &end, &err);
+	if (got < ACC_R_LEN_V2 || get32(buf) != EYE_R ||
+	    buf[4] != CLC_ACCEPT || got != get16(buf + 5)) {
+		printf("no SMC-R Accept: %d bytes (%s)\n", got,
+		       end_name(end, err));
+		return 1;
+	}
+	printf("accept first-contact %d length %d qpn 0x%06x token %u\n",
+	       !!(buf[7] & 0x08), got, get24(buf + 38), get32(buf + 46));
+	if (buf[7] & 0x08)
+		return 1;
+
+	/* our "QP" is none of the group's; the RMB we claim is 512 MiB */
+	memset(&conf, 0, sizeof(conf));
+	memcpy(conf.gid, gid, 16);
+	fill_random(conf.peer_id, sizeof(conf.peer_id));
+	conf.mac[0] = 0x02;
+	conf.qpn = 0xfedcba;
+	conf.rkey = 0x1234;
+	conf.token = 0x7777;
+	conf.rmb_size = 15;
+	conf.mtu = SMCR_MTU_1024;
+	conf.rmb_addr = 0x100000000000ull;
+	len = acc_r_build(buf, &conf);
+	buf[4] = CLC_CONFIRM;
+	if (send_all(fd, buf, len))
+		return 1;
+	printf("confirm sent: qpn 0x%06x, rmb size %u\n", conf.qpn,
+	       conf.rmb_size);
+
+	got = recv_clc(fd, buf, CLC_MAX, SLOW_MS, &end, &err);
+	close(fd);
+	if (got >= 8 && buf[4] == CLC_DECLINE) {
+		if (check_decline(buf, got, 2, &code, why, sizeof(why)))
+			printf("bad decline: %s\n", why);
+		else
+			printf("decline 0x%08x\n", code);
+		return 1;
+	}
+	if (got) {
+		printf("unexpected: %d bytes, type %u\n", got,
+		       got >= 5 ? buf[4] : 0);
+		return 1;
+	}
+	printf("closed (%s)\n", end_name(end, err));
+	return 0;
+}
+
+static int smcr_reuse_main(char **argv)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	uint8_t gid[16];
+	unsigned long port;
+	char *end;
+
+	errno = 0;
+	port = strtoul(argv[3], &end, 10);
+	if (inet_pton(AF_INET, argv[2], &sa.sin_addr) != 1 ||
+	    inet_pton(AF_INET6, argv[4], gid) != 1 || errno ||
+	    end == argv[3] || *end || !port || port > 65535) {
+		fprintf(stderr, "bad address, port or GID\n");
+		return 1;
+	}
+	sa.sin_port = htons(port);
+	return smcr_reuse_client(sa, gid);
+}
+
 static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s suite | decline-server PORT CODE |\n"
-		"       smcr-accept-server ADDR PORT CASE\n"
+		"       smcr-accept-server ADDR PORT CASE |\n"
+		"       smcr-reuse-client ADDR PORT GID\n"
 		"CASE: bigrmb, noconfirm, reuse or maxconn\n", prog);
 }
 
@@ -2766,6 +2878,8 @@ int main(int argc, char **argv)
 				      strtoul(argv[3], NULL, 0));
 	if (argc == 5 && !strcmp(argv[1], "smcr-accept-server"))
 		return smcr_accept_main(argv);
+	if (argc == 5 && !strcmp(argv[1], "smcr-reuse-client"))
+		return smcr_reuse_main(argv);
 	usage(argv[0]);
 	return 1;
 }

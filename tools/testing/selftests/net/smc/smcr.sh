@@ -20,7 +20,7 @@ LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 XFER=$HERE/smc_xfer
 NLCHECK=$HERE/smc_nl_check.py
 SMC_TOOL=$REPO/tools/net/smc/smc
-NCASES=34
+NCASES=36
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
@@ -616,5 +616,53 @@ PYEOF
 ktap_diag "handshakes, bytes and SMC-D handshakes added: $got"
 [ "$got" = "1 1 4000000 4000000 0" ] || rc=1
 ktap_result "smc stats: an SMC-R connection's handshakes and bytes" $rc
+
+# 20: in a reused group the client runs SMC-R from its Confirm on, so
+# a server that cannot take the connection then must not Decline (it
+# would go unread) but abort over the link and drop the connection,
+# keeping the RMB the client was given.  A hostile client with A's GID
+# (whose group with B the last transfer left) confirms a QP the group
+# does not have; a real connection reuses the group afterwards.
+if [ -x "$HERE/hostile_peer" ]; then
+	rc=0
+	port=$(free_port)
+	srv_conns()
+	{
+		lgr_json 'sum(x["conns"] for x in g if x["role"] == "server")'
+	}
+	c0=$(srv_conns)
+	"$XFER" -s "$SMCR_B" "$port" -n 300000 -m 300000 -t 60 \
+		-r "$tmp_dir/rready" > "$tmp_dir/rsrv" 2>&1 &
+	rsrv=$!
+	track $rsrv
+	wait_until 10 test -e "$tmp_dir/rready" || rc=1
+	"$HERE/hostile_peer" smcr-reuse-client "$SMCR_B" "$port" \
+		"::ffff:$SMCR_A" > "$tmp_dir/hrc" 2>&1
+	hrc=$?
+	ktap_diag "$(cat "$tmp_dir/hrc")"
+	if [ $hrc -eq $KSFT_SKIP ]; then
+		kill $rsrv 2>/dev/null
+		wait $rsrv 2>/dev/null
+		ktap_skip "Confirm the server cannot take: dropped" \
+			"no BPF or cgroup v2"
+		ktap_skip "the group serves the next connection" "no BPF"
+	else
+		[ $hrc = 0 ] || rc=1
+		grep -q '^accept first-contact 0' "$tmp_dir/hrc" || rc=1
+		wait_until 10 test "$(srv_conns)" = "$c0" || rc=1
+		ktap_diag "server connections before $c0, now $(srv_conns)"
+		ktap_result "Confirm the server cannot take: dropped, no Decline" \
+			$rc
+		rc=0
+		"$XFER" -c "$SMCR_B" "$port" -n 300000 -m 300000 -t 60 \
+			> "$tmp_dir/rcli" 2>&1 || rc=1
+		wait $rsrv || rc=1
+		ktap_diag "$(cat "$tmp_dir/rcli" "$tmp_dir/rsrv")"
+		ktap_result "the group serves the next connection, verified" $rc
+	fi
+else
+	ktap_skip "Confirm the server cannot take: dropped" "no hostile_peer"
+	ktap_skip "the group serves the next connection" "no hostile_peer"
+fi
 
 ktap_finish
