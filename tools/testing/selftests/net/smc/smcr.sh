@@ -434,9 +434,12 @@ rc=0
 	"2 [1]" ] || rc=1
 sleep 3
 ktap_diag "$(cat "$LGRS")"
-# every link sent TEST LINKs, and they were answered
-[ "$(grep -c ' testlinks [1-9]' "$LGRS")" = "$(grep -c . "$LGRS")" ] ||
-	rc=1
+# TEST LINKs were sent and answered.  A TEST LINK received counts as
+# traffic, so of the two ends of a link, whose timers run at the same
+# interval, one may keep the other from ever being idle: at least one
+# end of each link pair
+tl=$(grep -c ' testlinks [1-9]' "$LGRS")
+[ "$tl" -ge 1 ] && [ $((2 * tl)) -ge "$(grep -c . "$LGRS")" ] || rc=1
 ktap_diag "$("$SMC_TOOL" lgr 2>&1)"
 ktap_result "buffer type in netlink; TEST LINK after smcr_testlink_time idle" $rc
 sysctl -q -w net.smc.smcr_testlink_time=30
