@@ -503,7 +503,7 @@ int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct smc_conn *c = &smc->conn;
-	bool waiting = false, more, publish, corked;
+	bool waiting = false, more, publish;
 	struct sock *sk = &smc->sk;
 	size_t copied = 0;
 	long timeo;
@@ -550,8 +550,7 @@ int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 		more = n < len - copied;
 		copied += n;
 		/* the room seen before the copy: the peer only adds to it */
-		corked = !more && smc_tx_corked(smc, msg, space - n);
-		publish = more || !corked;
+		publish = more || !smc_tx_corked(smc, msg, space - n);
 		if (publish && !more &&
 		    smc_tx_autocork(smc, msg, smc_tx_unsent(c) + n, space - n))
 			publish = !smc_tx_autocork_hold(c);

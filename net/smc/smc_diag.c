@@ -75,10 +75,15 @@ static int smc_diag_conninfo(struct sk_buff *skb, struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
 	struct smc_diag_conninfo ci = {};
+	const struct smc_cursor *sent;
 	u32 hdr = 0;
 
-	if (smc->path == SMC_PATH_SMCD)
+	/* SMC-D writes reach the peer at once; SMC-R's with the next CDC */
+	sent = &c->tx_prod_sent;
+	if (smc->path == SMC_PATH_SMCD) {
 		hdr = SMCD_DMB_HDR_LEN;
+		sent = &c->tx_prod;
+	}
 	ci.token = c->alert_token;
 	ci.sndbuf_size = c->peer_len - hdr;
 	ci.rmbe_size = c->rmb_len;
@@ -90,14 +95,13 @@ static int smc_diag_conninfo(struct sk_buff *skb, struct smc_sock *smc)
 	ci.rx_conn_state_flags = c->peer_conn_flags;
 	spin_unlock_bh(&c->rx_lock);
 	spin_lock_bh(&c->tx_lock);
-	/* what the peer was told, and what is written but not yet */
-	smc_diag_curs(&ci.tx_prod, hdr ? &c->tx_prod : &c->tx_prod_sent);
+	smc_diag_curs(&ci.tx_prod, sent);
 	smc_diag_curs(&ci.tx_cons, &c->rx_cons_sent);
 	ci.tx_prod_flags = c->tx_prod_flags;
 	ci.tx_conn_state_flags = c->tx_conn_flags;
 	smc_diag_curs(&ci.tx_prep, &c->tx_prod);
-	smc_diag_curs(&ci.tx_sent, hdr ? &c->tx_prod : &c->tx_prod_sent);
-	smc_diag_curs(&ci.tx_fin, hdr ? &c->tx_prod : &c->tx_prod_sent);
+	smc_diag_curs(&ci.tx_sent, sent);
+	smc_diag_curs(&ci.tx_fin, sent);
 	spin_unlock_bh(&c->tx_lock);
 	return nla_put(skb, SMC_DIAG_CONNINFO, sizeof(ci), &ci);
 }

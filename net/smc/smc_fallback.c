@@ -49,8 +49,6 @@ int smc_fallback_init(void)
 	return 0;
 }
 
-/* Caller holds rcu_read_lock; the smc sock is freed after a grace period */
-
 /*
  * A TCP socket with our callbacks but no smc sock: a child cloned from
  * a listening clcsock (TCP copies the callbacks into its children).  It

@@ -84,10 +84,20 @@ static int smc_nl_put_gid(struct sk_buff *skb, int type, const u8 *gid)
 
 /* ---- system ---- */
 
+/* Is there an ISMv2 device (on x86: loopback-ism, when it is loaded)? */
+static bool smc_nl_ism_v2(void)
+{
+	struct smcd_dev *lo = smcd_dev_get_loopback();
+
+	if (!lo)
+		return false;
+	smcd_dev_put(lo);
+	return true;
+}
+
 static int smc_nl_sys_info(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	u8 host[SMC_CLC_HOSTNAME_LEN];
-	struct smcd_dev *lo;
 	struct nlattr *nest;
 	bool ism_v2;
 	void *hdr;
@@ -97,10 +107,7 @@ static int smc_nl_sys_info(struct sk_buff *skb, struct netlink_callback *cb)
 	hdr = smc_nl_start(skb, cb, SMC_NETLINK_GET_SYS_INFO);
 	if (!hdr)
 		return -EMSGSIZE;
-	lo = smcd_dev_get_loopback();
-	ism_v2 = lo;
-	if (lo)
-		smcd_dev_put(lo);
+	ism_v2 = smc_nl_ism_v2();
 	smc_hs_hostname(host);
 	nest = nla_nest_start(skb, SMC_GEN_SYS_INFO);
 	if (!nest ||
@@ -541,7 +548,6 @@ static int smc_nl_flush_ueid(struct sk_buff *skb, struct genl_info *info)
 /* The system EID (none outside s390) and whether it is offered */
 static int smc_nl_dump_seid(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct smcd_dev *lo;
 	void *hdr;
 
 	if (SMC_NL_DONE(cb))
@@ -550,9 +556,7 @@ static int smc_nl_dump_seid(struct sk_buff *skb, struct netlink_callback *cb)
 	if (!hdr)
 		return -EMSGSIZE;
 	/* both only with an ISMv2 device, loopback-ism included */
-	lo = smcd_dev_get_loopback();
-	if (lo) {
-		smcd_dev_put(lo);
+	if (smc_nl_ism_v2()) {
 		if (nla_put_string(skb, SMC_NLA_SEID_ENTRY, "") ||
 		    nla_put_u8(skb, SMC_NLA_SEID_ENABLED,
 			       smc_seid_offered())) {

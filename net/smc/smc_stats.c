@@ -207,22 +207,32 @@ struct smc_nl_u64 {
 	u64	v;
 };
 
-/* A nest of u64 attributes @a, padded with @pad */
+/* The u64 attributes @a, padded with @pad */
+static int smc_nl_put_u64_list(struct sk_buff *skb,
+			       const struct smc_nl_u64 *a, unsigned int n,
+			       int pad)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (nla_put_u64_64bit(skb, a[i].attr, a[i].v, pad))
+			return -EMSGSIZE;
+	return 0;
+}
+
+/* ... in a nest of their own */
 static int smc_nl_put_u64s(struct sk_buff *skb, int type,
 			   const struct smc_nl_u64 *a, unsigned int n,
 			   int pad)
 {
 	struct nlattr *nest;
-	unsigned int i;
 
 	nest = nla_nest_start(skb, type);
 	if (!nest)
 		return -EMSGSIZE;
-	for (i = 0; i < n; i++) {
-		if (nla_put_u64_64bit(skb, a[i].attr, a[i].v, pad)) {
-			nla_nest_cancel(skb, nest);
-			return -EMSGSIZE;
-		}
+	if (smc_nl_put_u64_list(skb, a, n, pad)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
 	}
 	nla_nest_end(skb, nest);
 	return 0;
@@ -280,7 +290,6 @@ static int smc_nl_put_tech(struct sk_buff *skb, int type,
 		{ SMC_NLA_STATS_T_URG_DATA_CNT, s->urg_data_cnt },
 	};
 	struct nlattr *nest;
-	unsigned int i;
 
 	nest = nla_nest_start(skb, type);
 	if (!nest)
@@ -296,20 +305,16 @@ static int smc_nl_put_tech(struct sk_buff *skb, int type,
 	    smc_nl_put_buckets(skb, SMC_NLA_STATS_T_RX_RMB_SIZE,
 			       s->rx_bufsize))
 		goto cancel;
-	for (i = 0; i < ARRAY_SIZE(a); i++)
-		if (nla_put_u64_64bit(skb, a[i].attr, a[i].v,
-				      SMC_NLA_STATS_T_PAD))
-			goto cancel;
+	if (smc_nl_put_u64_list(skb, a, ARRAY_SIZE(a), SMC_NLA_STATS_T_PAD))
+		goto cancel;
 	/* gauges: a release may be counted on another CPU than its take */
 	if (smc_nl_put_uint(skb, SMC_NLA_STATS_T_RX_RMB_USAGE,
 			    (s64)s->rx_bufuse > 0 ? s->rx_bufuse : 0) ||
 	    smc_nl_put_uint(skb, SMC_NLA_STATS_T_TX_RMB_USAGE,
 			    (s64)s->tx_bufuse > 0 ? s->tx_bufuse : 0))
 		goto cancel;
-	for (i = 0; i < ARRAY_SIZE(b); i++)
-		if (nla_put_u64_64bit(skb, b[i].attr, b[i].v,
-				      SMC_NLA_STATS_T_PAD))
-			goto cancel;
+	if (smc_nl_put_u64_list(skb, b, ARRAY_SIZE(b), SMC_NLA_STATS_T_PAD))
+		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;
 cancel:

@@ -891,11 +891,12 @@ static void __smcr_tx_write(struct smc_sock *smc, struct smcr_slot *slot)
 
 	len = smc_curs_diff(c->tx_ring, &c->tx_prod_sent, &c->tx_prod);
 	off = c->tx_prod_sent.count;
-	if (len)
+	if (len) {
 		mp = &c->snd_buf->map[link->idx];
-	/* vmalloc'ed: gathered through its memory region */
-	if (len && c->snd_buf->virt)
-		smcr_buf_sync_pages(ibdev, mp);
+		/* vmalloc'ed: gathered through its memory region */
+		if (c->snd_buf->virt)
+			smcr_buf_sync_pages(ibdev, mp);
+	}
 	while (len && n < 2) {
 		chunk = min(len, c->tx_ring - off);
 		sge[n].length = chunk;
