@@ -45,6 +45,11 @@
 #define SMC_MIN_BUFSIZE		(16 * 1024)
 #define SMC_AUTOCORK_DEFAULT	(64 * 1024)	/* net.smc.autocorking_size */
 #define SMC_TESTLINK_DEFAULT	(30 * HZ)	/* net.smc.smcr_testlink_time */
+/* net.smc.smcr_max_send_wr and smcr_max_recv_wr, as upstream */
+#define SMC_SEND_WR_DEFAULT	16
+#define SMC_RECV_WR_DEFAULT	48
+#define SMC_WR_MIN		2
+#define SMC_WR_MAX		2048
 
 /* net.smc.smcr_buf_type: the memory of new SMC-R buffers */
 enum {
@@ -575,6 +580,8 @@ struct smc_net {
 	int			smcr_testlink_time;	/* jiffies, 0: off */
 	int			smcr_max_links_per_lgr;
 	int			smcr_max_conns_per_lgr;
+	unsigned int		smcr_max_send_wr;	/* send slots a link */
+	unsigned int		smcr_max_recv_wr;	/* receives a link */
 	struct ctl_table_header	*sysctl;
 	struct smc_stats __percpu *stats;
 	struct smc_fback_stats	fback;

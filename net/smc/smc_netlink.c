@@ -231,7 +231,9 @@ static int smc_nl_link(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u32(skb, SMC_NLA_LINK_PEER_UID, peer_uid) ||
 	    smc_nl_put_gid(skb, SMC_NLA_LINK_GID, l->gid) ||
 	    smc_nl_put_gid(skb, SMC_NLA_LINK_PEER_GID, l->peer_gid) ||
-	    nla_put_u32(skb, SMC_NLA_LINK_CQ_VECTOR, l->vec))
+	    nla_put_u32(skb, SMC_NLA_LINK_CQ_VECTOR, l->vec) ||
+	    nla_put_u32(skb, SMC_NLA_LINK_SEND_WR, l->send_wr) ||
+	    nla_put_u32(skb, SMC_NLA_LINK_RECV_WR, l->recv_wr))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
@@ -317,7 +319,8 @@ static int smc_nl_dev_cqs(struct sk_buff *skb, const struct smcr_dev_info *d)
 		    nla_put_u32(skb, SMC_NLA_CQ_VECTOR, v) ||
 		    nla_put_u32(skb, SMC_NLA_CQ_QPS, d->vec_qps[v]) ||
 		    nla_put_u64_64bit(skb, SMC_NLA_CQ_COMPLETIONS,
-				      d->vec_done[v], SMC_NLA_CQ_PAD))
+				      d->vec_done[v], SMC_NLA_CQ_PAD) ||
+		    nla_put_u32(skb, SMC_NLA_CQ_RECV_BUFS, d->vec_rx[v]))
 			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}

@@ -32,6 +32,8 @@ static int __net_init smc_net_init(struct net *net)
 	sn->smcr_testlink_time = SMC_TESTLINK_DEFAULT;
 	sn->smcr_max_links_per_lgr = SMC_CLC_LINKS_PER_LGR_MAX;
 	sn->smcr_max_conns_per_lgr = SMC_CLC_CONNS_PER_LGR_MAX;
+	sn->smcr_max_send_wr = SMC_SEND_WR_DEFAULT;
+	sn->smcr_max_recv_wr = SMC_RECV_WR_DEFAULT;
 	sn->stats = smc_stats_alloc(&sn->fback);
 	if (!sn->stats)
 		return -ENOMEM;

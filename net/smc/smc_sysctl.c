@@ -24,6 +24,8 @@ static int smc_links_min = SMC_CLC_LINKS_PER_LGR_MIN;
 static int smc_links_max = SMC_CLC_LINKS_PER_LGR_MAX;
 static int smc_conns_min = SMC_CLC_CONNS_PER_LGR_MIN;
 static int smc_conns_max = SMC_CLC_CONNS_PER_LGR_MAX;
+static unsigned int smc_wr_min = SMC_WR_MIN;
+static unsigned int smc_wr_max = SMC_WR_MAX;
 
 #define SMC_SYSCTL(_name, _type, _handler, _min, _max)		\
 	{							\
@@ -56,6 +58,10 @@ static struct ctl_table smc_sysctl_template[] = {
 		   &smc_conns_min, &smc_conns_max),
 	SMC_SYSCTL(limit_smc_hs, int, proc_dointvec_minmax,
 		   SYSCTL_ZERO, SYSCTL_ONE),
+	SMC_SYSCTL(smcr_max_send_wr, unsigned int, proc_douintvec_minmax,
+		   &smc_wr_min, &smc_wr_max),
+	SMC_SYSCTL(smcr_max_recv_wr, unsigned int, proc_douintvec_minmax,
+		   &smc_wr_min, &smc_wr_max),
 	{ }	/* older kernels find the end by it */
 };
 

@@ -159,6 +159,8 @@ static int smcr_dev_add(struct ib_device *ibdev)
 		return -ENOMEM;
 	dev->ibdev = ibdev;
 	dev->ncqv = n;
+	for (p = 0; p < n; p++)
+		INIT_LIST_HEAD(&dev->cqv[p].srqs);
 	refcount_set(&dev->refs, 1);
 	mutex_init(&dev->setup_lock);
 	init_waitqueue_head(&dev->unbind_wq);
@@ -196,6 +198,7 @@ void smcr_dev_put(struct smcr_dev *dev)
 static void smcr_dev_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct smcr_dev *dev = client_data;
+	struct smcr_srq *s, *n;
 	unsigned int i;
 
 	mutex_lock(&smcr_devs_lock);
@@ -225,8 +228,10 @@ static void smcr_dev_remove(struct ib_device *ibdev, void *client_data)
 
 	mutex_lock(&dev->setup_lock);
 	for (i = 0; i < dev->ncqv; i++) {
-		smcr_srq_destroy(dev->cqv[i].srq);
-		dev->cqv[i].srq = NULL;
+		list_for_each_entry_safe(s, n, &dev->cqv[i].srqs, node) {
+			list_del(&s->node);
+			smcr_srq_destroy(s);
+		}
 	}
 	if (dev->pd)
 		ib_dealloc_pd(dev->pd);
@@ -236,14 +241,12 @@ static void smcr_dev_remove(struct ib_device *ibdev, void *client_data)
 }
 
 /*
- * A new link's QP goes to the least-used vector of @dev; the first on
- * a vector makes the device's PD and the vector's SRQ.
+ * A new link's QP goes to the least-used vector of @dev; the first
+ * link makes the device's PD.
  */
-int smcr_dev_bind(struct smcr_dev *dev, unsigned int *vec,
-		  struct ib_srq **srq)
+int smcr_dev_bind(struct smcr_dev *dev, unsigned int *vec)
 {
 	unsigned int bound[SMCR_MAX_VECS], i, v;
-	struct smcr_srq *s;
 	int rc = 0;
 
 	mutex_lock(&dev->setup_lock);
@@ -262,24 +265,56 @@ int smcr_dev_bind(struct smcr_dev *dev, unsigned int *vec,
 	spin_lock_bh(&dev->lock);
 	for (i = 0; i < dev->ncqv; i++)
 		bound[i] = dev->cqv[i].qps;
-	spin_unlock_bh(&dev->lock);
 	v = smcr_cq_pick(bound, dev->ncqv);
-	if (!dev->cqv[v].srq) {
-		s = smcr_srq_create(dev->ibdev, dev->pd);
-		if (IS_ERR(s)) {
-			rc = PTR_ERR(s);
-			goto out;
-		}
-		dev->cqv[v].srq = s;
-	}
-	spin_lock_bh(&dev->lock);
 	dev->cqv[v].qps++;
 	spin_unlock_bh(&dev->lock);
 	*vec = v;
-	*srq = smcr_srq_ib(dev->cqv[v].srq);
 out:
 	mutex_unlock(&dev->setup_lock);
 	return rc;
+}
+
+/*
+ * A link whose QP completes on @cq (of vector @vec) adds @n receive
+ * buffers to the CQ's SRQ, made for the first such link.  One SRQ per
+ * CQ: the receives of its QPs complete on no other CQ, so the CQ
+ * entries the links take cover every buffer posted.
+ */
+int smcr_dev_srq_join(struct smcr_dev *dev, unsigned int vec,
+		      struct ib_cq *cq, unsigned int n, struct smcr_srq **srq)
+{
+	struct smcr_srq *s;
+	int rc;
+
+	mutex_lock(&dev->setup_lock);
+	list_for_each_entry(s, &dev->cqv[vec].srqs, node)
+		if (smcr_srq_cq(s) == cq)
+			goto found;
+	s = smcr_srq_create(dev->ibdev, dev->pd, cq);
+	if (IS_ERR(s)) {
+		rc = PTR_ERR(s);
+		goto out;
+	}
+	list_add(&s->node, &dev->cqv[vec].srqs);
+found:
+	rc = smcr_srq_grow(s, n);
+	if (!rc)
+		*srq = s;
+out:
+	mutex_unlock(&dev->setup_lock);
+	return rc;
+}
+
+/* The link's QP is gone: the CQ entries the SRQ keeps of its share */
+unsigned int smcr_dev_srq_leave(struct smcr_dev *dev, struct smcr_srq *srq,
+				unsigned int n)
+{
+	unsigned int keep;
+
+	mutex_lock(&dev->setup_lock);
+	keep = smcr_srq_shrink(srq, n);
+	mutex_unlock(&dev->setup_lock);
+	return keep;
 }
 
 void smcr_dev_unbind(struct smcr_dev *dev, unsigned int vec, u64 done)
@@ -556,6 +591,7 @@ int smcr_dev_info_next(u32 from, struct smcr_dev_info *info)
 	u32 links[SMCR_PNET_PORTS] = {};
 	struct smcr_dev *dev, *best = NULL;
 	struct device *parent;
+	struct smcr_srq *s;
 	unsigned int i;
 
 	memset(info, 0, sizeof(*info));
@@ -580,6 +616,11 @@ int smcr_dev_info_next(u32 from, struct smcr_dev_info *info)
 		strscpy(info->pci_id, pci_name(to_pci_dev(parent)),
 			sizeof(info->pci_id));
 	}
+	mutex_lock(&dev->setup_lock);
+	for (i = 0; i < dev->ncqv; i++)
+		list_for_each_entry(s, &dev->cqv[i].srqs, node)
+			info->vec_rx[i] += smcr_srq_posted(s);
+	mutex_unlock(&dev->setup_lock);
 	spin_lock_bh(&dev->lock);
 	for (i = 0; i < SMCR_PNET_PORTS; i++) {
 		if (!rdma_is_port_valid(dev->ibdev, i + 1))

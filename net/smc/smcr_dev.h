@@ -38,14 +38,15 @@ struct smcr_srq;
 struct smcr_cq_vec {
 	unsigned int		qps;		/* links' QPs bound here */
 	u64			done;		/* completions of unbound links */
-	struct smcr_srq		*srq;		/* made for the first QP */
+	/* an SRQ for each pool CQ of the vector in use; under setup_lock */
+	struct list_head	srqs;
 };
 
 struct smcr_dev {
 	struct ib_device	*ibdev;
 	struct list_head	node;		/* in smcr_devs */
 	refcount_t		refs;		/* the list and links */
-	struct mutex		setup_lock;	/* pd, srq of each vector */
+	struct mutex		setup_lock;	/* pd, the vectors' srqs */
 	struct ib_pd		*pd;		/* made for the first link */
 	wait_queue_head_t	unbind_wq;	/* a QP was unbound */
 	bool			gone;		/* remove() runs */
@@ -96,6 +97,7 @@ struct smcr_dev_info {
 	unsigned int		ncqv;
 	u32			vec_qps[SMCR_MAX_VECS];
 	u64			vec_done[SMCR_MAX_VECS];
+	u32			vec_rx[SMCR_MAX_VECS];	/* receives posted */
 };
 
 int smcr_dev_info_next(u32 from, struct smcr_dev_info *info);
@@ -105,8 +107,11 @@ int smcr_dev_find_v4(__be32 addr, const char *pnetid,
 bool smcr_dev_gid_local(const u8 *gid);
 int smcr_dev_find_alt(const u8 *gid, struct smcr_dev *not_dev, u8 not_port,
 		      struct smcr_gid_info *gi);
-int smcr_dev_bind(struct smcr_dev *dev, unsigned int *vec,
-		  struct ib_srq **srq);
+int smcr_dev_bind(struct smcr_dev *dev, unsigned int *vec);
+int smcr_dev_srq_join(struct smcr_dev *dev, unsigned int vec,
+		      struct ib_cq *cq, unsigned int n, struct smcr_srq **srq);
+unsigned int smcr_dev_srq_leave(struct smcr_dev *dev, struct smcr_srq *srq,
+				unsigned int n);
 void smcr_dev_unbind(struct smcr_dev *dev, unsigned int vec, u64 done);
 void smcr_dev_put(struct smcr_dev *dev);
 bool smcr_devs_present(void);

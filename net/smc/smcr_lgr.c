@@ -331,6 +331,8 @@ struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi,
 	/* the net.smc settings of the socket that made the group */
 	lgr->testlink_time = READ_ONCE(sn->smcr_testlink_time);
 	lgr->buf_type = READ_ONCE(sn->smcr_buf_type);
+	lgr->send_wr = READ_ONCE(sn->smcr_max_send_wr);
+	lgr->recv_wr = READ_ONCE(sn->smcr_max_recv_wr);
 	link = smcr_link_create(lgr, gi->dev, gi->port, gi->sgid_index,
 				gi->gid, gi->mac);
 	if (IS_ERR(link)) {
@@ -701,6 +703,8 @@ static void smcr_link_info_fill(struct smcr_lgr *lgr, struct smcr_link *link,
 	li->state = READ_ONCE(link->state);
 	li->port = link->port;
 	li->vec = link->vec;
+	li->send_wr = link->nslots;
+	li->recv_wr = link->rx_bufs;
 	smc_put_be32(li->uid, lgr->id + link->id);
 	memcpy(li->peer_uid, link->peer_uid, sizeof(li->peer_uid));
 	memcpy(li->gid, link->gid, SMC_CLC_GID_LEN);

@@ -29,6 +29,7 @@
 #include "smc.h"
 #include "smcr_dev.h"
 #include "smcr_link.h"
+#include "smcr_srq.h"
 
 static void smcr_link_keepalive(struct work_struct *work);
 static int smcr_link_modify(struct smcr_link *link, bool rts);
@@ -121,30 +122,67 @@ static void smcr_link_wait_last_wqe(struct smcr_link *link)
 		WRITE_ONCE(dev->last_wqe, SMCR_LAST_WQE_NO);
 }
 
-static int smcr_link_slots_init(struct smcr_link *link)
+/* The slot arrays, not (or no longer) DMA-mapped */
+static void smcr_link_slots_drop(struct smcr_link *link)
+{
+	kfree(link->slot_bufs);
+	bitmap_free(link->slot_free);
+	kfree(link->slots);
+	link->slot_bufs = NULL;
+	link->slot_free = NULL;
+	link->slots = NULL;
+}
+
+static int smcr_link_slots_alloc(struct smcr_link *link, unsigned int n)
 {
 	struct ib_device *ibdev = link->dev->ibdev;
 	unsigned int i;
 
-	link->slot_bufs = kcalloc(SMCR_SLOTS, SMCR_SLOT_LEN, GFP_KERNEL);
-	if (!link->slot_bufs)
-		return -ENOMEM;
+	link->slots = kcalloc(n, sizeof(*link->slots), GFP_KERNEL);
+	link->slot_free = bitmap_zalloc(n, GFP_KERNEL);
+	/* one DMA mapping for all: physically contiguous */
+	link->slot_bufs = kcalloc(n, SMCR_SLOT_LEN, GFP_KERNEL);
+	if (!link->slots || !link->slot_free || !link->slot_bufs)
+		goto out_free;
 	link->slot_dma = ib_dma_map_single(ibdev, link->slot_bufs,
-					   SMCR_SLOTS * SMCR_SLOT_LEN,
-					   DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ibdev, link->slot_dma)) {
-		kfree(link->slot_bufs);
-		link->slot_bufs = NULL;
-		return -ENOMEM;
-	}
-	for (i = 0; i < SMCR_SLOTS; i++) {
+					   n * SMCR_SLOT_LEN, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, link->slot_dma))
+		goto out_free;
+	for (i = 0; i < n; i++) {
 		link->slots[i].cqe.done = smcr_slot_done;
 		link->slots[i].link = link;
 		link->slots[i].idx = i;
 		link->slots[i].buf = link->slot_bufs + i * SMCR_SLOT_LEN;
 	}
-	bitmap_fill(link->slot_free, SMCR_SLOTS);
+	bitmap_fill(link->slot_free, n);
+	link->nslots = n;
 	return 0;
+
+out_free:
+	smcr_link_slots_drop(link);
+	return -ENOMEM;
+}
+
+/*
+ * The group's smcr_max_send_wr slots, as many as the device's queues
+ * hold; short of memory, half as many, down to the old fixed count.
+ */
+static int smcr_link_slots_init(struct smcr_link *link, unsigned int rx)
+{
+	const struct ib_device_attr *da = &link->dev->ibdev->attrs;
+	unsigned int want = link->lgr->send_wr, least;
+	int max_sq, max_cq;
+
+	max_sq = (da->max_qp_wr - SMCR_SQ_WR(0)) / 3;
+	max_cq = (da->max_cqe - SMCR_CQE(0, rx)) / 3;
+	want = clamp_t(int, min3((int)want, max_sq, max_cq), SMC_WR_MIN,
+		       SMC_WR_MAX);
+	least = min_t(unsigned int, want, SMC_SEND_WR_DEFAULT);
+	for (; want >= least; want /= 2) {
+		if (!smcr_link_slots_alloc(link, want))
+			return 0;
+	}
+	return -ENOMEM;
 }
 
 static void smcr_link_slots_free(struct smcr_link *link)
@@ -160,9 +198,8 @@ static void smcr_link_slots_free(struct smcr_link *link)
 	if (!link->slot_bufs)
 		return;
 	ib_dma_unmap_single(ibdev, link->slot_dma,
-			    SMCR_SLOTS * SMCR_SLOT_LEN, DMA_TO_DEVICE);
-	kfree(link->slot_bufs);
-	link->slot_bufs = NULL;
+			    link->nslots * SMCR_SLOT_LEN, DMA_TO_DEVICE);
+	smcr_link_slots_drop(link);
 }
 
 /* The buffer for the large v2 LLC messages, made when first needed */
@@ -226,19 +263,32 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 	INIT_LIST_HEAD(&link->dead);
 
 	/* first: a device being removed refuses, then ibdev may be used */
-	rc = smcr_dev_bind(dev, &link->vec, &srq);
+	rc = smcr_dev_bind(dev, &link->vec);
 	if (rc)
 		goto out_free;
-	rc = smcr_link_slots_init(link);
+	link->rx_bufs = min_t(unsigned int, lgr->recv_wr, SMCR_SRQ_MAX);
+	rc = smcr_link_slots_init(link, link->rx_bufs);
 	if (rc)
 		goto out_unbind;
-	link->cq = ib_cq_pool_get(dev->ibdev, SMCR_CQE, link->vec,
+	link->cqes = SMCR_CQE(link->nslots, link->rx_bufs);
+	/* the pool would make CQs without end for a count none can hold */
+	if (link->cqes > dev->ibdev->attrs.max_cqe) {
+		rc = -ENOSPC;
+		goto out_slots;
+	}
+	link->cq = ib_cq_pool_get(dev->ibdev, link->cqes, link->vec,
 				  IB_POLL_SOFTIRQ);
 	if (IS_ERR(link->cq)) {
 		rc = PTR_ERR(link->cq);
 		link->cq = NULL;
 		goto out_slots;
 	}
+	/* the CQ's SRQ, with our receives added */
+	rc = smcr_dev_srq_join(dev, link->vec, link->cq, link->rx_bufs,
+			       &link->srq);
+	if (rc)
+		goto out_cq;
+	srq = smcr_srq_ib(link->srq);
 
 	qa.qp_context = link;
 	qa.event_handler = smcr_qp_event;
@@ -247,7 +297,7 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 	qa.srq = srq;
 	qa.qp_type = IB_QPT_RC;
 	qa.sq_sig_type = IB_SIGNAL_REQ_WR;
-	qa.cap.max_send_wr = SMCR_SQ_WR;
+	qa.cap.max_send_wr = SMCR_SQ_WR(link->nslots);
 	qa.cap.max_send_sge = 2;
 	qa.cap.max_inline_data = SMCR_CDC_MSG_LEN;
 	link->qp = ib_create_qp(dev->pd, &qa);
@@ -259,7 +309,7 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 	if (IS_ERR(link->qp)) {
 		rc = PTR_ERR(link->qp);
 		link->qp = NULL;
-		goto out_cq;
+		goto out_srq;
 	}
 	link->inline_cdc = qa.cap.max_inline_data >= SMCR_CDC_MSG_LEN;
 	link->qp_num = link->qp->qp_num;
@@ -276,8 +326,11 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 
 out_qp:
 	ib_destroy_qp(link->qp);
+out_srq:
+	/* the SRQ keeps the CQ entries of buffers posted for us */
+	link->cqes -= smcr_dev_srq_leave(dev, link->srq, link->rx_bufs);
 out_cq:
-	ib_cq_pool_put(link->cq, SMCR_CQE);
+	ib_cq_pool_put(link->cq, link->cqes);
 out_slots:
 	smcr_link_slots_free(link);
 out_unbind:
@@ -360,13 +413,13 @@ static bool smcr_slot_try(struct smcr_link *link, bool queued,
 		spin_unlock_bh(&link->slot_lock);
 		return false;
 	}
-	i = find_first_bit(link->slot_free, SMCR_SLOTS);
-	if (i < SMCR_SLOTS) {
+	i = find_first_bit(link->slot_free, link->nslots);
+	if (i < link->nslots) {
 		__clear_bit(i, link->slot_free);
 		*slot = &link->slots[i];
 	}
 	spin_unlock_bh(&link->slot_lock);
-	return i < SMCR_SLOTS;
+	return i < link->nslots;
 }
 
 /*
@@ -775,7 +828,7 @@ static bool smcr_link_slots_back(struct smcr_link *link)
 	bool all;
 
 	spin_lock_bh(&link->slot_lock);
-	all = bitmap_full(link->slot_free, SMCR_SLOTS);
+	all = bitmap_full(link->slot_free, link->nslots);
 	spin_unlock_bh(&link->slot_lock);
 	return all;
 }
@@ -833,7 +886,10 @@ void smcr_link_release(struct smcr_link *link)
 		return;
 	ib_destroy_qp(link->qp);
 	link->qp = NULL;
-	ib_cq_pool_put(link->cq, SMCR_CQE);
+	/* the SRQ keeps the CQ entries of receives posted for us */
+	link->cqes -= smcr_dev_srq_leave(link->dev, link->srq, link->rx_bufs);
+	link->srq = NULL;
+	ib_cq_pool_put(link->cq, link->cqes);
 	link->cq = NULL;
 	smcr_dev_unbind(link->dev, link->vec,
 			READ_ONCE(link->completions));

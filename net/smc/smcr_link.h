@@ -41,18 +41,19 @@
 struct dentry;
 struct smc_sock;
 struct smcr_dev;
+struct smcr_srq;
 
-#define SMCR_SLOTS		64	/* CDC and LLC messages in flight */
 #define SMCR_SLOT_LEN		48	/* 44 used, 48 as Linux lays it out */
 /* a CDC and the up to two RDMA writes before it, per slot; then the
  * memory registrations and the drain marker
  */
-#define SMCR_SQ_WR		(3 * SMCR_SLOTS + 4)
-#define SMCR_SRQ_WR		256	/* receive buffers of a vector */
-#define SMCR_SRQ_BATCH		32	/* reposted together */
+#define SMCR_SQ_WR(slots)	(3 * (slots) + 4)
+/* work completions a link may have in its CQ: sends, its receives */
+#define SMCR_CQE(slots, rx)	(SMCR_SQ_WR(slots) + (rx) + 1)
+#define SMCR_SRQ_MAX		2048	/* receive buffers of an SRQ */
+#define SMCR_SRQ_BATCH		32	/* reposted together, at most */
 #define SMCR_RX_LEN		64	/* one receive buffer */
 #define SMCR_RX_SPILL		(SMC_LLC_MAX_LEN - SMCR_RX_LEN)
-#define SMCR_CQE		(SMCR_SQ_WR + SMCR_SRQ_WR + 1)
 
 #define SMCR_LINKS		2	/* links of a group at most */
 #define SMCR_RTOKS		255	/* peer RMBs a group keeps */
@@ -100,6 +101,9 @@ struct smcr_link {
 	struct ib_qp		*qp;
 	u32			qp_num;		/* kept when qp is gone */
 	struct ib_cq		*cq;		/* from the pool */
+	unsigned int		cqes;		/* taken in the pool CQ */
+	struct smcr_srq		*srq;		/* of the CQ */
+	unsigned int		rx_bufs;	/* added to the SRQ */
 	unsigned int		vec;		/* completion vector */
 	u64			completions;	/* handled, by the CQ's poller */
 	u8			port;
@@ -124,9 +128,10 @@ struct smcr_link {
 
 	/* send slots; waiters queue up in order (exclusive waits) */
 	spinlock_t		slot_lock;
-	unsigned long		slot_free[BITS_TO_LONGS(SMCR_SLOTS)];
+	unsigned int		nslots;		/* from smcr_max_send_wr */
+	unsigned long		*slot_free;
 	wait_queue_head_t	slot_wq;
-	struct smcr_slot	slots[SMCR_SLOTS];
+	struct smcr_slot	*slots;
 	u8			*slot_bufs;
 	u64			slot_dma;
 	/* the large v2 LLC messages we send (ADD LINK), one at a time */
@@ -208,6 +213,8 @@ struct smcr_lgr {
 	u8			llc_version;	/* LLC encoding */
 	u8			buf_type;	/* SMCR_BUF_* */
 	int			testlink_time;	/* jiffies, 0: no TEST LINK */
+	unsigned int		send_wr;	/* slots a link asks for */
+	unsigned int		recv_wr;	/* receives a link adds */
 	/* from the first contact, for netlink */
 	u8			peer_os;
 	bool			direct;		/* peer reached without gateway */
@@ -262,6 +269,8 @@ struct smcr_link_info {
 	u32			conns;
 	u32			ifindex;	/* of the port's netdev, or 0 */
 	u32			vec;		/* of its CQ */
+	u32			send_wr;	/* send slots */
+	u32			recv_wr;	/* receives added to the SRQ */
 	u8			uid[4];
 	u8			peer_uid[4];
 	u8			gid[SMC_CLC_GID_LEN];

@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shared Memory Communications: the shared receive queue of a
- * completion vector.
+ * Shared Memory Communications: the shared receive queue of a pool CQ.
  *
- * Every link whose QP is bound to a vector takes its receives from the
- * vector's SRQ, so receive buffers scale with vectors, not links.  A
- * buffer is SMCR_RX_LEN bytes, enough for any CDC or LLC message,
- * followed by a spill area shared by all buffers of the SRQ that
- * takes the rest of the two large LLC messages of SMC-Rv2, whose
- * heads are all we read.
+ * Every link whose QP completes on a CQ takes its receives from the
+ * CQ's SRQ, and adds its share (net.smc.smcr_max_recv_wr, sampled when
+ * its group was made) to the buffers the SRQ keeps posted, up to the
+ * SRQ's size.  So receive buffers follow the links, and an idle link
+ * does not hold its own.  A buffer is SMCR_RX_LEN bytes, enough for any
+ * CDC or LLC message, followed by a spill area shared by all buffers of
+ * the SRQ that takes the rest of the two large LLC messages of SMC-Rv2,
+ * whose heads are all we read.
  *
  * The completion handler hands a buffer's message to its link and puts
- * the buffer on a lock-free list; when SMCR_SRQ_BATCH buffers are
- * there (the queue is down to its low watermark), they are posted
- * again in one chain, with one doorbell.
+ * the buffer on a lock-free list; when a batch is there (the queue is
+ * down to its low watermark), they are posted again in one chain, with
+ * one doorbell.  When links have gone and more buffers are in use than
+ * the remaining ones want, a completed buffer is retired instead, and
+ * the CQ entry kept for it is given back.
  */
 
 #include <linux/slab.h>
@@ -23,28 +26,23 @@
 #include "smcr_link.h"
 #include "smcr_srq.h"
 
+#define SMCR_SRQ_CHUNK		64	/* buffers allocated together */
+
 struct smcr_rxbuf {
 	struct ib_cqe		cqe;
 	struct llist_node	free;
 	struct smcr_srq		*srq;
-	unsigned int		idx;
+	u8			*buf;
+	u64			dma;
 	/* its work request, chained with the others of a batch */
 	struct ib_recv_wr	wr;
 	struct ib_sge		sge[2];
 };
 
-struct smcr_srq {
-	struct ib_srq		*srq;
-	struct ib_device	*ibdev;
-	struct ib_pd		*pd;
-	u8			*mem;		/* SMCR_SRQ_WR buffers */
+struct smcr_rxchunk {
+	u8			*mem;
 	u64			dma;
-	u8			*spill;
-	u64			spill_dma;
-	unsigned int		nsge;
-	struct smcr_rxbuf	bufs[SMCR_SRQ_WR];
-	struct llist_head	free;		/* to be posted again */
-	atomic_t		nfree;
+	struct smcr_rxbuf	bufs[SMCR_SRQ_CHUNK];
 };
 
 static void smcr_srq_rx_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -57,7 +55,7 @@ static int smcr_srq_post(struct smcr_srq *s, struct llist_node *list)
 	struct smcr_rxbuf *b;
 
 	llist_for_each_entry(b, list, free) {
-		b->sge[0].addr = s->dma + b->idx * SMCR_RX_LEN;
+		b->sge[0].addr = b->dma;
 		b->sge[0].length = SMCR_RX_LEN;
 		b->sge[0].lkey = s->pd->local_dma_lkey;
 		b->sge[1].addr = s->spill_dma;
@@ -84,14 +82,39 @@ static int smcr_srq_post(struct smcr_srq *s, struct llist_node *list)
 	return -EIO;
 }
 
+/* Softirq: fewer buffers are wanted than are in use, @b rests */
+static bool smcr_srq_retire(struct smcr_srq *s, struct smcr_rxbuf *b)
+{
+	bool put = false;
+
+	spin_lock(&s->lock);
+	if (s->posted <= s->target) {
+		spin_unlock(&s->lock);
+		return false;
+	}
+	WRITE_ONCE(s->posted, s->posted - 1);
+	if (s->held && s->posted < s->want + s->held) {
+		s->held--;
+		put = true;
+	}
+	spin_unlock(&s->lock);
+	llist_add(&b->free, &s->spare);
+	if (put)
+		ib_cq_pool_put(s->cq, 1);
+	return true;
+}
+
 /* A buffer is done with: post the free ones at the watermark */
 static void smcr_srq_recycle(struct smcr_srq *s, struct smcr_rxbuf *b)
 {
 	struct llist_node *list;
 	int rc;
 
+	if (READ_ONCE(s->posted) > READ_ONCE(s->target) &&
+	    smcr_srq_retire(s, b))
+		return;
 	llist_add(&b->free, &s->free);
-	if (atomic_inc_return(&s->nfree) < SMCR_SRQ_BATCH)
+	if (atomic_inc_return(&s->nfree) < READ_ONCE(s->batch))
 		return;
 	list = llist_del_all(&s->free);
 	if (!list)
@@ -108,24 +131,22 @@ static void smcr_srq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct smcr_rxbuf *b = container_of(wc->wr_cqe, struct smcr_rxbuf,
 					    cqe);
-	struct smcr_srq *s = b->srq;
-	u64 dma = s->dma + b->idx * SMCR_RX_LEN;
 	struct smcr_link *link = wc->qp ? wc->qp->qp_context : NULL;
+	struct smcr_srq *s = b->srq;
 
 	if (link)
 		smcr_link_count_wc(link);
 	if (wc->status == IB_WC_SUCCESS && link) {
-		ib_dma_sync_single_for_cpu(s->ibdev, dma, SMCR_RX_LEN,
+		ib_dma_sync_single_for_cpu(s->ibdev, b->dma, SMCR_RX_LEN,
 					   DMA_FROM_DEVICE);
 		if (wc->byte_len > SMCR_RX_LEN && s->nsge > 1)
 			ib_dma_sync_single_for_cpu(s->ibdev, s->spill_dma,
 						   SMCR_RX_SPILL,
 						   DMA_FROM_DEVICE);
 		/* the spill holds the rest of a large LLC message */
-		smcr_link_rx(link, s->mem + b->idx * SMCR_RX_LEN,
-			     s->nsge > 1 ? s->spill : NULL,
+		smcr_link_rx(link, b->buf, s->nsge > 1 ? s->spill : NULL,
 			     min_t(u32, wc->byte_len, SMC_LLC_MAX_LEN));
-		ib_dma_sync_single_for_device(s->ibdev, dma, SMCR_RX_LEN,
+		ib_dma_sync_single_for_device(s->ibdev, b->dma, SMCR_RX_LEN,
 					      DMA_FROM_DEVICE);
 	} else if (wc->status != IB_WC_WR_FLUSH_ERR && link) {
 		smcr_link_down(link);
@@ -133,35 +154,158 @@ static void smcr_srq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	smcr_srq_recycle(s, b);
 }
 
-struct smcr_srq *smcr_srq_create(struct ib_device *ibdev, struct ib_pd *pd)
+/* SMCR_SRQ_CHUNK more buffers, onto the spare list */
+static int smcr_srq_chunk_add(struct smcr_srq *s)
+{
+	struct smcr_rxchunk *c;
+	struct smcr_rxbuf *b;
+	unsigned int i;
+
+	if (s->nchunks == s->maxchunks)
+		return -ENOSPC;
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->mem = kzalloc(SMCR_SRQ_CHUNK * SMCR_RX_LEN, GFP_KERNEL);
+	if (!c->mem)
+		goto out_free;
+	c->dma = ib_dma_map_single(s->ibdev, c->mem,
+				   SMCR_SRQ_CHUNK * SMCR_RX_LEN,
+				   DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(s->ibdev, c->dma))
+		goto out_free;
+	for (i = 0; i < SMCR_SRQ_CHUNK; i++) {
+		b = &c->bufs[i];
+		b->cqe.done = smcr_srq_rx_done;
+		b->srq = s;
+		b->buf = c->mem + i * SMCR_RX_LEN;
+		b->dma = c->dma + i * SMCR_RX_LEN;
+		llist_add(&b->free, &s->spare);
+	}
+	s->chunks[s->nchunks++] = c;
+	return 0;
+
+out_free:
+	kfree(c->mem);
+	kfree(c);
+	return -ENOMEM;
+}
+
+static void smcr_srq_set_target(struct smcr_srq *s)
+{
+	WRITE_ONCE(s->target, min(s->want, s->cap));
+	/* the low watermark: a quarter of the buffers out */
+	WRITE_ONCE(s->batch, clamp_t(unsigned int, s->target / 4, 1,
+				     SMCR_SRQ_BATCH));
+}
+
+/*
+ * A link joins with @n receive buffers (its CQ entries for them are
+ * taken): post up to the new target.  Process context, under the
+ * device's setup_lock.  Fails only when no buffer is in use at all.
+ */
+int smcr_srq_grow(struct smcr_srq *s, unsigned int n)
+{
+	struct llist_node *first = NULL, *node;
+	unsigned int need, got = 0, put = 0;
+
+	spin_lock_bh(&s->lock);
+	s->want += n;
+	smcr_srq_set_target(s);
+	need = s->target > s->posted ? s->target - s->posted : 0;
+	/* counted before they are posted: none is retired meanwhile */
+	WRITE_ONCE(s->posted, s->posted + need);
+	spin_unlock_bh(&s->lock);
+
+	while (got < need) {
+		/* we are the only taker; completions only add */
+		node = llist_del_first(&s->spare);
+		if (!node) {
+			if (smcr_srq_chunk_add(s))
+				break;
+			continue;
+		}
+		node->next = first;
+		first = node;
+		got++;
+	}
+
+	spin_lock_bh(&s->lock);
+	WRITE_ONCE(s->posted, s->posted - (need - got));
+	if (!s->posted) {
+		/* nothing to receive with: the link is refused */
+		s->want -= n;
+		smcr_srq_set_target(s);
+		spin_unlock_bh(&s->lock);
+		return -ENOMEM;
+	}
+	/* the new link's entries may stand for buffers kept for others */
+	if (s->held) {
+		put = min(s->held, s->want + s->held - s->posted);
+		s->held -= put;
+	}
+	spin_unlock_bh(&s->lock);
+	if (put)
+		ib_cq_pool_put(s->cq, put);
+	if (smcr_srq_post(s, first))
+		pr_err_ratelimited("smc: %s: receive queue fill failed\n",
+				   dev_name(&s->ibdev->dev));
+	return 0;
+}
+
+/*
+ * A link with @n receive buffers has gone (its QP destroyed).  Returns
+ * how many of its CQ entries the SRQ keeps, for buffers still posted
+ * beyond what the other links want; completions give them back.
+ */
+unsigned int smcr_srq_shrink(struct smcr_srq *s, unsigned int n)
+{
+	unsigned int keep = 0;
+
+	spin_lock_bh(&s->lock);
+	s->want -= min(s->want, n);
+	smcr_srq_set_target(s);
+	if (s->posted > s->want + s->held)
+		keep = min(n, s->posted - s->want - s->held);
+	s->held += keep;
+	spin_unlock_bh(&s->lock);
+	return keep;
+}
+
+struct smcr_srq *smcr_srq_create(struct ib_device *ibdev, struct ib_pd *pd,
+				 struct ib_cq *cq)
 {
 	struct ib_srq_init_attr attr = {};
-	struct llist_node *list;
+	unsigned int cap, nchunks;
 	struct smcr_srq *s;
-	unsigned int i;
 	int rc = -ENOMEM;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	cap = min_t(unsigned int, ibdev->attrs.max_srq_wr, SMCR_SRQ_MAX);
+	if (!cap)
+		return ERR_PTR(-EOPNOTSUPP);
+	nchunks = DIV_ROUND_UP(cap, SMCR_SRQ_CHUNK);
+	s = kzalloc(struct_size(s, chunks, nchunks), GFP_KERNEL);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
 	s->ibdev = ibdev;
 	s->pd = pd;
+	s->cq = cq;
+	s->cap = cap;
+	s->maxchunks = nchunks;
 	s->nsge = ibdev->attrs.max_srq_sge >= 2 ? 2 : 1;
+	spin_lock_init(&s->lock);
 	init_llist_head(&s->free);
-	s->mem = kzalloc(SMCR_SRQ_WR * SMCR_RX_LEN, GFP_KERNEL);
+	init_llist_head(&s->spare);
+	smcr_srq_set_target(s);
 	s->spill = kzalloc(SMCR_RX_SPILL, GFP_KERNEL);
-	if (!s->mem || !s->spill)
-		goto out_free;
-	s->dma = ib_dma_map_single(ibdev, s->mem, SMCR_SRQ_WR * SMCR_RX_LEN,
-				   DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(ibdev, s->dma))
+	if (!s->spill)
 		goto out_free;
 	s->spill_dma = ib_dma_map_single(ibdev, s->spill, SMCR_RX_SPILL,
 					 DMA_FROM_DEVICE);
 	if (ib_dma_mapping_error(ibdev, s->spill_dma))
-		goto out_unmap;
+		goto out_free;
 
-	attr.attr.max_wr = SMCR_SRQ_WR;
+	attr.attr.max_wr = cap;
 	attr.attr.max_sge = s->nsge;
 	attr.srq_type = IB_SRQT_BASIC;
 	s->srq = ib_create_srq(pd, &attr);
@@ -169,54 +313,42 @@ struct smcr_srq *smcr_srq_create(struct ib_device *ibdev, struct ib_pd *pd)
 		rc = PTR_ERR(s->srq);
 		goto out_unmap_spill;
 	}
-	for (i = 0; i < SMCR_SRQ_WR; i++) {
-		s->bufs[i].cqe.done = smcr_srq_rx_done;
-		s->bufs[i].srq = s;
-		s->bufs[i].idx = i;
-		llist_add(&s->bufs[i].free, &s->free);
-	}
-	list = llist_del_all(&s->free);
-	rc = smcr_srq_post(s, list);
-	if (rc)
-		goto out_srq;
 	return s;
 
-out_srq:
-	ib_destroy_srq(s->srq);
 out_unmap_spill:
 	ib_dma_unmap_single(ibdev, s->spill_dma, SMCR_RX_SPILL,
 			    DMA_FROM_DEVICE);
-out_unmap:
-	ib_dma_unmap_single(ibdev, s->dma, SMCR_SRQ_WR * SMCR_RX_LEN,
-			    DMA_FROM_DEVICE);
 out_free:
 	kfree(s->spill);
-	kfree(s->mem);
 	kfree(s);
 	return ERR_PTR(rc);
-}
-
-struct ib_srq *smcr_srq_ib(struct smcr_srq *s)
-{
-	return s->srq;
 }
 
 /* No QP uses @s any more: its posted buffers go with it */
 void smcr_srq_destroy(struct smcr_srq *s)
 {
-	if (!s)
-		return;
+	struct smcr_rxchunk *c;
+	unsigned int i;
+
 	/* a QP still on it: its buffers must stay, leave it all */
 	if (ib_destroy_srq_user(s->srq, NULL)) {
 		pr_err("smc: %s: receive queue busy, left in place\n",
 		       dev_name(&s->ibdev->dev));
 		return;
 	}
+	for (i = 0; i < s->nchunks; i++) {
+		c = s->chunks[i];
+		ib_dma_unmap_single(s->ibdev, c->dma,
+				    SMCR_SRQ_CHUNK * SMCR_RX_LEN,
+				    DMA_FROM_DEVICE);
+		kfree(c->mem);
+		kfree(c);
+	}
 	ib_dma_unmap_single(s->ibdev, s->spill_dma, SMCR_RX_SPILL,
 			    DMA_FROM_DEVICE);
-	ib_dma_unmap_single(s->ibdev, s->dma, SMCR_SRQ_WR * SMCR_RX_LEN,
-			    DMA_FROM_DEVICE);
 	kfree(s->spill);
-	kfree(s->mem);
+	/* the pool CQ is freed after us, and must have nothing taken */
+	if (s->held)
+		ib_cq_pool_put(s->cq, s->held);
 	kfree(s);
 }

@@ -150,6 +150,8 @@ enum {
 	SMC_NLA_LINK_STATE,		/* u32 */
 	/* our additions */
 	SMC_NLA_LINK_CQ_VECTOR,		/* u32: vector of the link's CQ */
+	SMC_NLA_LINK_SEND_WR,		/* u32: send slots of the link */
+	SMC_NLA_LINK_RECV_WR,		/* u32: receives added to its SRQ */
 	__SMC_NLA_LINK_MAX,
 	SMC_NLA_LINK_MAX = __SMC_NLA_LINK_MAX - 1
 };
@@ -213,6 +215,7 @@ enum {
 	SMC_NLA_CQ_QPS,			/* u32: QPs of links bound to it */
 	SMC_NLA_CQ_COMPLETIONS,		/* u64: work completions handled */
 	SMC_NLA_CQ_PAD,			/* pad */
+	SMC_NLA_CQ_RECV_BUFS,		/* u32: receive buffers in use */
 	__SMC_NLA_CQ_MAX,
 	SMC_NLA_CQ_MAX = __SMC_NLA_CQ_MAX - 1
 };
