@@ -62,7 +62,7 @@ static const char description[] =
 "OBJECTS\n"
 "  info    SMC version and release, SMC-Rv2 and ISMv2 support, host name\n"
 "  dev     RDMA devices: ports, links per port, load of each completion\n"
-"          vector (bound QPs, completions)\n"
+"          vector (bound QPs, completions, receive buffers)\n"
 "  lgr     SMC-R link groups with their links, and SMC-D link groups\n"
 "  hs      the handshake limitation of this network namespace; on and\n"
 "          off change it (CAP_NET_ADMIN)\n"
@@ -527,12 +527,14 @@ static int dev_cq_cb(const struct nlattr *a, void *data)
 		j_u64("vector", get(tb, SMC_NLA_CQ_VECTOR));
 		j_u64("qps", get(tb, SMC_NLA_CQ_QPS));
 		j_u64("completions", get(tb, SMC_NLA_CQ_COMPLETIONS));
+		j_u64("recv_bufs", get(tb, SMC_NLA_CQ_RECV_BUFS));
 		j_close('}');
 		return MNL_CB_OK;
 	}
 	printf("    cq vector %" PRIu64 " qps %" PRIu64 " completions %" PRIu64
-	       "\n", get(tb, SMC_NLA_CQ_VECTOR), get(tb, SMC_NLA_CQ_QPS),
-	       get(tb, SMC_NLA_CQ_COMPLETIONS));
+	       " recv bufs %" PRIu64 "\n", get(tb, SMC_NLA_CQ_VECTOR),
+	       get(tb, SMC_NLA_CQ_QPS), get(tb, SMC_NLA_CQ_COMPLETIONS),
+	       get(tb, SMC_NLA_CQ_RECV_BUFS));
 	return MNL_CB_OK;
 }
 
@@ -681,16 +683,20 @@ static void link_r(const struct nlattr *nest)
 		j_str("gid", attr_str(tb[SMC_NLA_LINK_GID]));
 		j_str("peer_gid", attr_str(tb[SMC_NLA_LINK_PEER_GID]));
 		j_u64("cq_vector", get(tb, SMC_NLA_LINK_CQ_VECTOR));
+		j_u64("send_wr", get(tb, SMC_NLA_LINK_SEND_WR));
+		j_u64("recv_wr", get(tb, SMC_NLA_LINK_RECV_WR));
 		j_close('}');
 		return;
 	}
 	printf("    link %" PRIu64 " %s dev %s port %" PRIu64 " conns %" PRIu64
-	       " cq vector %" PRIu64 "\n      gid %s peer %s\n",
+	       " cq vector %" PRIu64 " send wr %" PRIu64 " recv wr %" PRIu64
+	       "\n      gid %s peer %s\n",
 	       get(tb, SMC_NLA_LINK_ID),
 	       link_state_name(get(tb, SMC_NLA_LINK_STATE)),
 	       attr_str(tb[SMC_NLA_LINK_IB_DEV]),
 	       get(tb, SMC_NLA_LINK_IB_PORT), get(tb, SMC_NLA_LINK_CONN_CNT),
-	       get(tb, SMC_NLA_LINK_CQ_VECTOR),
+	       get(tb, SMC_NLA_LINK_CQ_VECTOR), get(tb, SMC_NLA_LINK_SEND_WR),
+	       get(tb, SMC_NLA_LINK_RECV_WR),
 	       attr_str(tb[SMC_NLA_LINK_GID]),
 	       attr_str(tb[SMC_NLA_LINK_PEER_GID]));
 }
