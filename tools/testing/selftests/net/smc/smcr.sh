@@ -20,7 +20,7 @@ LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 XFER=$HERE/smc_xfer
 NLCHECK=$HERE/smc_nl_check.py
 SMC_TOOL=$REPO/tools/net/smc/smc
-NCASES=36
+NCASES=39
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
@@ -667,5 +667,65 @@ else
 	ktap_skip "Confirm the server cannot take: dropped" "no hostile_peer"
 	ktap_skip "the group serves the next connection" "no hostile_peer"
 fi
+
+# 21: smcr_max_send_wr and smcr_max_recv_wr at their least, on a fresh
+# module: every link of the new groups has 2 send slots and adds 2
+# receive buffers to the SRQ of its CQ.  Eight transfers at once share
+# a group, so senders wait in line for the two slots.
+reload_smc "" || ktap_diag "module reload failed"
+echo N > $smcd_param
+sysctl -q -w net.smc.smcr_max_send_wr=2 net.smc.smcr_max_recv_wr=2
+rc=0
+pids=""
+for i in 1 2 3 4 5 6 7 8; do
+	port=$(free_port)
+	"$XFER" -s "$SMCR_B" "$port" -n 2000000 -m 1000000 -t 120 \
+		-r "$tmp_dir/wr.ready.$i" > "$tmp_dir/wr.srv.$i" 2>&1 &
+	pids="$pids $!"
+	track $!
+	wait_until 10 test -e "$tmp_dir/wr.ready.$i" || rc=1
+	"$XFER" -c "$SMCR_B" "$port" -n 2000000 -m 1000000 -t 120 \
+		> "$tmp_dir/wr.cli.$i" 2>&1 &
+	pids="$pids $!"
+	track $!
+done
+for p in $pids; do
+	wait "$p" || rc=1
+done
+[ $rc = 0 ] || ktap_diag "$(cat "$tmp_dir"/wr.cli.* "$tmp_dir"/wr.srv.*)"
+ktap_result "two send slots and two receives a link: 8 transfers at once" $rc
+
+# each link shows its share; on each device, the SRQs hold 2 buffers
+# for each QP bound there (no link has gone, so none is in excess)
+wr_state()
+{
+	lgr_json 'sorted(set((l["send_wr"], l["recv_wr"]) for x in g for l in x["links"]))'
+	"$SMC_TOOL" -j dev | python3 -c "import json, sys
+for d in json.load(sys.stdin)['devices']:
+    c = d.get('cqs', [])
+    print(d['name'], sum(x['qps'] for x in c),
+          sum(x['recv_bufs'] for x in c))"
+}
+wr_ok()
+{
+	local out
+	out=$(wr_state) || return 1
+	[ "$(echo "$out" | head -n1)" = "[(2, 2)]" ] || return 1
+	echo "$out" | tail -n +2 | awk -v k="$1" '
+		$2 < 1 || $3 != k * $2 { bad = 1 } END { exit bad }'
+}
+rc=0
+wait_until 10 wr_ok 2 || rc=1
+ktap_diag "$(wr_state 2>&1)"
+ktap_result "links carry smcr_max_send_wr/recv_wr; SRQs hold their shares" $rc
+
+# at their most: 2048 slots need a CQ beyond the pool's 4096 entries
+reload_smc "" || ktap_diag "module reload failed"
+echo N > $smcd_param
+sysctl -q -w net.smc.smcr_max_send_wr=2048 net.smc.smcr_max_recv_wr=2048
+xfer "2048 send slots and receives a link, 4 MiB both ways verified" \
+	"$SMCR_B" 4194304 4194304
+ktap_diag "$(wr_state 2>&1)"
+sysctl -q -w net.smc.smcr_max_send_wr=16 net.smc.smcr_max_recv_wr=48
 
 ktap_finish

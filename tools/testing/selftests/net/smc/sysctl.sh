@@ -45,6 +45,8 @@ wmem 65536 16384 1073741823
 rmem 65536 16384 1073741823
 smcr_max_links_per_lgr 2 1 2
 smcr_max_conns_per_lgr 255 16 255
+smcr_max_send_wr 16 2 2048
+smcr_max_recv_wr 48 2 2048
 limit_smc_hs 0 0 1"
 
 # 1: every sysctl, with its default, in init_net and in a new netns
@@ -58,7 +60,7 @@ while read -r name def min max; do
 		fi
 	done
 done <<< "$TABLE"
-ktap_result "all eight net.smc sysctls, with their defaults, in every netns" $rc
+ktap_result "all ten net.smc sysctls, with their defaults, in every netns" $rc
 
 # 2: the bounds: one past each is refused, each bound itself taken
 rc=0
