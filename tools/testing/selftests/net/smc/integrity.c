@@ -796,6 +796,7 @@ static void dmb_cases_run(uint64_t seed)
 #define OOB_CHUNK_MAX	(128 * 1024)
 #define OOB_WAIT_MS	10000
 #define OOB_IDLE_MAX	100000	/* polls in a row that read nothing */
+#define OOB_URG_KEEP	4096	/* urgent bytes kept for a diagnosis */
 
 /*
  * One direction of an urgent-data transfer.  The writer sends random
@@ -815,12 +816,14 @@ struct oob_dir {
 	uint64_t w_bytes;
 	unsigned int w_urg;
 	uint8_t w_stream[32], w_urgd[32];
+	uint8_t w_urgv[OOB_URG_KEEP];
 	int w_err;
 	const char *w_why;
 	/* reader: what it saw */
 	uint64_t r_bytes;
 	unsigned int r_urg;
 	uint8_t r_stream[32], r_urgd[32];
+	uint8_t r_urgv[OOB_URG_KEEP];
 	int r_err;
 	const char *r_why;
 	/* the side channel of the reader to the writer */
@@ -929,6 +932,8 @@ static void *oob_writer(void *arg)
 			d->w_bytes++;
 		}
 		sha256_update(&hu, buf, 1);
+		if (k < OOB_URG_KEEP)
+			d->w_urgv[k] = buf[0];
 		k++;
 		mark = sent;
 	}
@@ -973,6 +978,8 @@ static void *oob_reader(void *arg)
 			r = recv(d->rfd, &b, 1, MSG_OOB | MSG_DONTWAIT);
 			if (r == 1) {
 				sha256_update(&hu, &b, 1);
+				if (d->r_urg < OOB_URG_KEEP)
+					d->r_urgv[d->r_urg] = b;
 				d->r_urg++;
 				oob_report(d, 0, 1);
 				progress = 1;
@@ -1022,6 +1029,23 @@ struct oob_result {
 	uint8_t urgd[2][32];
 };
 
+/* The first urgent byte read that is not the one sent, and its neighbours */
+static void oob_urg_diff(const char *dir, const struct oob_dir *d)
+{
+	unsigned int i, n = d->w_urg < d->r_urg ? d->w_urg : d->r_urg;
+
+	if (n > OOB_URG_KEEP)
+		n = OOB_URG_KEEP;
+	for (i = 0; i < n && d->w_urgv[i] == d->r_urgv[i]; i++)
+		;
+	if (i == n)
+		return;
+	ktap_diag("%s: urgent byte %u: sent %02x, read %02x; sent before %02x after %02x, read after %02x",
+		  dir, i, d->w_urgv[i], d->r_urgv[i],
+		  i ? d->w_urgv[i - 1] : 0, i + 1 < n ? d->w_urgv[i + 1] : 0,
+		  i + 1 < n ? d->r_urgv[i + 1] : 0);
+}
+
 static int oob_dir_check(const struct oob_dir *d, const char *dir)
 {
 	char h1[65], h2[65];
@@ -1047,6 +1071,7 @@ static int oob_dir_check(const struct oob_dir *d, const char *dir)
 		sha256_hex(d->r_urgd, h2);
 		ktap_diag("%s: urgent bytes sent %u %s, read with MSG_OOB %u %s",
 			  dir, d->w_urg, h1, d->r_urg, h2);
+		oob_urg_diff(dir, d);
 		ok = 0;
 	}
 	return ok;
@@ -1160,6 +1185,13 @@ static int oob_case(const struct oob_case *oc, uint64_t seed)
 	ok &= oob_run(0, oc, ab, ba, seed, &rs);
 	if (memcmp(&rt, &rs, sizeof(rt))) {
 		ktap_diag("AF_SMC readers saw other data than the TCP readers");
+		for (int i = 0; i < 2; i++)
+			ktap_diag("dir %d: bytes %llu/%llu urg %u/%u stream %d urgd %d",
+				  i, (unsigned long long)rt.bytes[i],
+				  (unsigned long long)rs.bytes[i], rt.urg[i],
+				  rs.urg[i],
+				  !memcmp(rt.stream[i], rs.stream[i], 32),
+				  !memcmp(rt.urgd[i], rs.urgd[i], 32));
 		ok = 0;
 	}
 	return ok;
