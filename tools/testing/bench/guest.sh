@@ -12,7 +12,9 @@
 # Env: SMC_RESULTS (set by guest-run.sh), SMC_BENCH_QUICK=1 (small
 # runs), SMC_BENCH_UPSTREAM (upstream's build), SMC_BENCH_SMCR=0 (no
 # SMC-R part), SMC_BENCH_ONLY="PART..." (only these parts, of tcp, uds,
-# smcd, upstream-lo and smcr; default all).
+# smcd, upstream-lo, smcr and upstream-smcr; default all),
+# SMC_BENCH_SYSCTL="net.smc.X=V ..." (sysctls set before the SMC-R
+# parts, e.g. net.smc.smcr_max_send_wr=64).
 set -uo pipefail
 export LC_ALL=C	# a dot in $EPOCHREALTIME
 
@@ -28,6 +30,7 @@ UPSTREAM_DIR=${SMC_BENCH_UPSTREAM:-}
 QUICK=${SMC_BENCH_QUICK:-0}
 SMCR=${SMC_BENCH_SMCR:-1}
 ONLY=${SMC_BENCH_ONLY:-}
+SYSCTLS=${SMC_BENCH_SYSCTL:-}
 
 say() { echo "[bench] $*"; }
 
@@ -307,6 +310,10 @@ smcr_part() {
 	fi
 	# shellcheck source=SCRIPTDIR/../selftests/net/smc/smcr_topo.sh
 	. "$SMCR_TOPO"
+	if [ -n "$SYSCTLS" ]; then
+		# shellcheck disable=SC2086 # one assignment a word
+		sysctl -w $SYSCTLS | sed 's/^/[bench] /'
+	fi
 	if [ ! -w "$SMCD_PARAM" ]; then
 		say "SMC-R: our module's smcd parameter is missing: skipped"
 		failed smcr "no $SMCD_PARAM"
@@ -341,5 +348,54 @@ if part smcr && [ "$SMCR" != 0 ]; then
 	else
 		say "no rdma_rxe module for $(uname -r): SMC-R skipped"
 	fi
+fi
+
+# Upstream's SMC-R on the same bed: Debian's own smc.ko, which has no
+# loopback-ism, so SMC-R is all it can take between the two ends.  Its
+# SMC-Rv2 needs an EID on a machine without a system EID: the benchmark
+# UEID.  Stream, ping-pong and the redis sweep, as for ours.
+upstream_smcr_part() {
+	local dir=/tmp/stock-smc m f
+
+	mkdir -p "$dir"
+	for m in smc smc_diag; do
+		f=$(modinfo -n "$m" 2>/dev/null)
+		case "$f" in
+		*/kernel/net/smc/*.ko.xz) xz -dc "$f" > "$dir/$m.ko" ;;
+		*/kernel/net/smc/*.ko) cp "$f" "$dir/$m.ko" ;;
+		*) say "no stock $m.ko ($f): upstream SMC-R skipped"
+		   failed upstream-smcr "no stock $m.ko"
+		   return ;;
+		esac
+	done
+	if ! SMC_UPSTREAM_DIR=$dir bash "$HERE/upstream-lo.sh" load --no-lo
+	then
+		failed upstream-smcr load
+		return
+	fi
+	# shellcheck source=SCRIPTDIR/../selftests/net/smc/smcr_topo.sh
+	. "$SMCR_TOPO"
+	if [ -n "$SYSCTLS" ]; then
+		# shellcheck disable=SC2086 # one assignment a word
+		sysctl -w $SYSCTLS 2>&1 | sed 's/^/[bench] /'
+	fi
+	if smcr_topo_up; then
+		say "upstream SMC-R: $SMCR_RXEA ($SMCR_A) to $SMCR_RXEB ($SMCR_B)"
+		ulimit -n 4096 2>/dev/null
+		export SMC_TEST_ADDR4=$SMCR_B
+		micro upstream-smcr smc smcr
+		app_redis_sweep upstream-smcr "$SMC_RUN" "$SMCR_B"
+		unset SMC_TEST_ADDR4
+	else
+		failed upstream-smcr "rxe test bed"
+	fi
+	smcr_topo_down
+	SMC_UPSTREAM_DIR=$dir bash "$HERE/upstream-lo.sh" unload ||
+		say "our smc could not be loaded again"
+}
+
+if part upstream-smcr && [ "$SMCR" != 0 ] &&
+	modinfo rdma_rxe >/dev/null 2>&1; then
+	upstream_smcr_part
 fi
 say "done"

@@ -8,7 +8,9 @@ RESULTS_DIR holds one sub-directory per VM run (deterministic, normal),
 each with bench.jsonl.  Writes RESULTS_DIR/table.md and, when matplotlib
 is there, RESULTS_DIR/ratios.png (ratios to TCP, deterministic run).
 Where a run has SMC-R records (paths smcr, tcp-rxe), a second table
-compares our SMC-R over soft-RoCE with TCP over the same veth pair.
+compares our SMC-R over soft-RoCE with TCP over the same veth pair, and
+with upstream's SMC-R (Debian's smc.ko, path upstream-smcr) when the run
+has it.
 """
 
 import json
@@ -18,11 +20,12 @@ import sys
 PATHS = ['tcp', 'uds', 'smcd', 'upstream-lo']
 NAMES = {'tcp': 'TCP', 'uds': 'Unix', 'smcd': 'our SMC-D',
          'upstream-lo': 'upstream SMC-lo', 'tcp-rxe': 'TCP (veth)',
-         'smcr': 'our SMC-R'}
+         'smcr': 'our SMC-R', 'upstream-smcr': 'upstream SMC-R'}
 # the SMC-R part: our SMC-R between two rxe devices, and its comparator
-RXE_PATHS = ['tcp-rxe', 'smcr']
+RXE_PATHS = ['tcp-rxe', 'smcr', 'upstream-smcr']
 # the path each path's SMC sockets must take (None: no SMC at all)
-WANT = {'tcp': None, 'uds': None, 'tcp-rxe': None, 'smcr': 'smcr'}
+WANT = {'tcp': None, 'uds': None, 'tcp-rxe': None, 'smcr': 'smcr',
+        'upstream-smcr': 'smcr'}
 
 # metric: (label, unit, higher is better, goal ratio to TCP or None)
 METRICS = [
@@ -182,21 +185,32 @@ def rxe_table(res, problems):
     of either (a part that failed as a whole still has its record)"""
     if not any(p in RXE_PATHS for p, _ in list(res) + problems):
         return []
+    cols = ['smcr']
+    if any(p == 'upstream-smcr' for p, _ in list(res) + problems):
+        cols.append('upstream-smcr')
     out = ['### SMC-R over soft-RoCE (rxe) vs TCP over the same veth pair',
            '',
-           '| metric | unit | %s | %s | ratio |' % (NAMES['tcp-rxe'],
-                                                   NAMES['smcr']),
-           '|' + '---|' * 5]
+           '| metric | unit | %s | %s |' % (
+               NAMES['tcp-rxe'],
+               ' | '.join('%s | ratio' % NAMES[c] for c in cols)),
+           '|' + '---|' * (3 + 2 * len(cols))]
     for key, label, unit, higher in RXE_METRICS:
-        base, v = res.get(('tcp-rxe', key)), res.get(('smcr', key))
-        r = v / base if v is not None and base else None
-        out.append('| %s | %s | %s | %s | %s |' % (
-            label, unit, fmt(base), fmt(v), fmt_ratio(r, None)))
+        base = res.get(('tcp-rxe', key))
+        cells = []
+        for c in cols:
+            v = res.get((c, key))
+            r = v / base if v is not None and base else None
+            cells += [fmt(v), fmt_ratio(r, None)]
+        out.append('| %s | %s | %s | %s |' % (label, unit, fmt(base),
+                                              ' | '.join(cells)))
     out.append('')
     out.append('Both between 198.51.100.1 and 198.51.100.2 on the two ends '
                'of a veth pair, SMC-D negotiation off; ratio: SMC-R\'s '
                'figure over TCP\'s (round trips and memory: lower is '
                'better).')
+    if len(cols) > 1:
+        out.append('Upstream SMC-R is Debian\'s own smc.ko of the same '
+                   'kernel, with a UEID (its SMC-Rv2 needs an EID).')
     problems = [t for p, t in problems if p in RXE_PATHS]
     if problems:
         out += ['', 'Runs left out (failed, or not on the expected path):']

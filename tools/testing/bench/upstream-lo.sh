@@ -3,9 +3,11 @@
 # Swap OUR smc/smc_diag modules for upstream's, built with loopback-ism
 # by build-upstream-smc, and back.  Runs as root inside the VM guest.
 #
-#   upstream-lo.sh load [--no-ueid]   rmmod ours, insmod upstream's, add
+#   upstream-lo.sh load [--no-ueid] [--no-lo]
+#                                     rmmod ours, insmod upstream's, add
 #                                     the benchmark UEID, check that
-#                                     loopback-ism registered
+#                                     loopback-ism registered (not with
+#                                     --no-lo: Debian's own smc.ko)
 #   upstream-lo.sh unload             rmmod upstream's, insmod ours again
 #   upstream-lo.sh check [smcd|fallback [REASON]]
 #                                     one socat pair over smc_run; both
@@ -104,9 +106,15 @@ insmod_dir() {
 }
 
 do_load() {
-	local ueid=1 before
+	local ueid=1 lo=1 before arg
 
-	[ "${1:-}" = --no-ueid ] && ueid=0
+	for arg in "$@"; do
+		case "$arg" in
+		--no-ueid) ueid=0 ;;
+		--no-lo) lo=0 ;;
+		*) die "unknown load option $arg" ;;
+		esac
+	done
 	[ -f "$UP_DIR/smc.ko" ] ||
 		die "no upstream build in $UP_DIR (run tools/testing/bench/build-upstream-smc on the host)"
 	if [ -d /sys/module/smc ] && loaded_from smc "$UP_DIR/smc.ko"; then
@@ -118,9 +126,11 @@ do_load() {
 		say "loaded upstream smc, smc_diag from $UP_DIR"
 		# loopback-ism is registered in smc's init, without a sysfs
 		# node: its registration message is the sign it is there.
-		[ "$(dmesg | grep -c 'smc: adding smcd device loopback-ism')" -gt "$before" ] ||
-			die "upstream smc registered no loopback-ism device"
-		say "loopback-ism registered"
+		if [ $lo = 1 ]; then
+			[ "$(dmesg | grep -c 'smc: adding smcd device loopback-ism')" -gt "$before" ] ||
+				die "upstream smc registered no loopback-ism device"
+			say "loopback-ism registered"
+		fi
 	fi
 	if [ $ueid = 1 ]; then
 		smc_ueid flush || die "cannot flush the UEID table"
