@@ -5,7 +5,7 @@
  * A link is one RC queue pair.  Its QP is bound to the least-used
  * completion vector of its device; the CQ comes from the RDMA core's
  * shared pool on that vector (one CQ for sends and receives) and the
- * receives from the vector's SRQ.  Completions come through ib_cqe
+ * receives from that CQ's SRQ.  Completions come through ib_cqe
  * callbacks in softirq.
  *
  * Send slots are tickets for the send queue: a CDC or LLC message

@@ -6,9 +6,8 @@
  * in one role.  It has up to two links, each an RC queue pair on one
  * RoCE port, with send slots for CDC and LLC messages; a connection
  * uses one of them, and moves to the other when its link fails.
- * Receives come from the shared receive queue of the completion vector
- * the QP is bound to; the CQ comes from the RDMA core's pool on that
- * vector.
+ * The CQ comes from the RDMA core's pool on the completion vector the
+ * QP is bound to, and the receives from that CQ's shared receive queue.
  *
  * Buffers (RMBs and send buffers) are mapped on every link of the
  * group, and RMBs registered, and stay so while the link lives: a
