@@ -170,13 +170,17 @@ out_free:
 static int smcr_link_slots_init(struct smcr_link *link, unsigned int rx)
 {
 	const struct ib_device_attr *da = &link->dev->ibdev->attrs;
-	unsigned int want = link->lgr->send_wr, least;
-	int max_sq, max_cq;
+	unsigned int want, least;
+	int fit;
 
-	max_sq = (da->max_qp_wr - SMCR_SQ_WR(0)) / 3;
-	max_cq = (da->max_cqe - SMCR_CQE(0, rx)) / 3;
-	want = clamp_t(int, min3((int)want, max_sq, max_cq), SMC_WR_MIN,
-		       SMC_WR_MAX);
+	/* signed: a device may hold less than the fixed part */
+	fit = min(da->max_qp_wr - (int)SMCR_SQ_WR(0),
+		  da->max_cqe - (int)SMCR_CQE(0, rx)) / 3;
+	/* the pool would make CQs without end for a count none can hold */
+	if (fit < SMC_WR_MIN)
+		return -ENOSPC;
+	/* the sysctl keeps send_wr within SMC_WR_MIN..SMC_WR_MAX */
+	want = min_t(unsigned int, link->lgr->send_wr, fit);
 	least = min_t(unsigned int, want, SMC_SEND_WR_DEFAULT);
 	for (; want >= least; want /= 2) {
 		if (!smcr_link_slots_alloc(link, want))
@@ -271,11 +275,6 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 	if (rc)
 		goto out_unbind;
 	link->cqes = SMCR_CQE(link->nslots, link->rx_bufs);
-	/* the pool would make CQs without end for a count none can hold */
-	if (link->cqes > dev->ibdev->attrs.max_cqe) {
-		rc = -ENOSPC;
-		goto out_slots;
-	}
 	link->cq = ib_cq_pool_get(dev->ibdev, link->cqes, link->vec,
 				  IB_POLL_SOFTIRQ);
 	if (IS_ERR(link->cq)) {
