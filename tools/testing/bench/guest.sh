@@ -300,6 +300,13 @@ fi
 # SMC-D negotiation off, against TCP over the same veth pair.  The
 # client's end is $SMCR_A (the route to $SMCR_B leaves through A's
 # device), the server's $SMCR_B.
+# bench_sysctls: SMC_BENCH_SYSCTL, for the module now loaded
+bench_sysctls() {
+	[ -n "$SYSCTLS" ] || return 0
+	# shellcheck disable=SC2086 # one assignment a word
+	sysctl -w $SYSCTLS 2>&1 | sed 's/^/[bench] /'
+}
+
 smcr_part() {
 	local smcd_saved
 
@@ -310,10 +317,7 @@ smcr_part() {
 	fi
 	# shellcheck source=SCRIPTDIR/../selftests/net/smc/smcr_topo.sh
 	. "$SMCR_TOPO"
-	if [ -n "$SYSCTLS" ]; then
-		# shellcheck disable=SC2086 # one assignment a word
-		sysctl -w $SYSCTLS | sed 's/^/[bench] /'
-	fi
+	bench_sysctls
 	if [ ! -w "$SMCD_PARAM" ]; then
 		say "SMC-R: our module's smcd parameter is missing: skipped"
 		failed smcr "no $SMCD_PARAM"
@@ -375,10 +379,7 @@ upstream_smcr_part() {
 	fi
 	# shellcheck source=SCRIPTDIR/../selftests/net/smc/smcr_topo.sh
 	. "$SMCR_TOPO"
-	if [ -n "$SYSCTLS" ]; then
-		# shellcheck disable=SC2086 # one assignment a word
-		sysctl -w $SYSCTLS 2>&1 | sed 's/^/[bench] /'
-	fi
+	bench_sysctls
 	if smcr_topo_up; then
 		say "upstream SMC-R: $SMCR_RXEA ($SMCR_A) to $SMCR_RXEB ($SMCR_B)"
 		ulimit -n 4096 2>/dev/null
