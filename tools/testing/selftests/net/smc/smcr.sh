@@ -20,7 +20,7 @@ LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 XFER=$HERE/smc_xfer
 NLCHECK=$HERE/smc_nl_check.py
 SMC_TOOL=$REPO/tools/net/smc/smc
-NCASES=39
+NCASES=40
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
@@ -706,13 +706,18 @@ for d in json.load(sys.stdin)['devices']:
     print(d['name'], sum(x['qps'] for x in c),
           sum(x['recv_bufs'] for x in c))"
 }
+# wr_ok K: every link has K slots and K receives; each device's SRQs
+# hold K a bound QP, up to 2048 a queue
 wr_ok()
 {
 	local out
 	out=$(wr_state) || return 1
-	[ "$(echo "$out" | head -n1)" = "[(2, 2)]" ] || return 1
+	[ "$(echo "$out" | head -n1)" = "[($1, $1)]" ] || return 1
 	echo "$out" | tail -n +2 | awk -v k="$1" '
-		$2 < 1 || $3 != k * $2 { bad = 1 } END { exit bad }'
+		{ w = k * $2 }
+		$2 < 1 || (w <= 2048 && $3 != w) ||
+		(w > 2048 && ($3 < 2048 || $3 > w)) { bad = 1 }
+		END { exit bad }'
 }
 rc=0
 wait_until 10 wr_ok 2 || rc=1
@@ -725,7 +730,10 @@ echo N > $smcd_param
 sysctl -q -w net.smc.smcr_max_send_wr=2048 net.smc.smcr_max_recv_wr=2048
 xfer "2048 send slots and receives a link, 4 MiB both ways verified" \
 	"$SMCR_B" 4194304 4194304
+rc=0
+wait_until 10 wr_ok 2048 || rc=1
 ktap_diag "$(wr_state 2>&1)"
+ktap_result "links carry 2048 slots and receives; SRQs hold their shares" $rc
 sysctl -q -w net.smc.smcr_max_send_wr=16 net.smc.smcr_max_recv_wr=48
 
 ktap_finish
