@@ -29,8 +29,6 @@
 
 #define SMC_NL_RELEASE		1	/* SMC v2.1 */
 #define SMC_NL_OS_LINUX		2
-#define SMC_NL_LGR_SINGLE	1	/* SMC_LGR_SINGLE of upstream */
-#define SMC_NL_LGR_SYMMETRIC	2
 
 /* upstream's link states: 0 unused, 1 inactive, 2 activating, 3 active */
 static const u32 smc_nl_link_state[] = {
@@ -173,19 +171,16 @@ static int smc_nl_lgr_r(struct sk_buff *skb, struct netlink_callback *cb,
 {
 	struct nlattr *nest;
 	void *hdr;
-	u8 type;
 
 	hdr = smc_nl_start(skb, cb, SMC_NETLINK_GET_LGR_SMCR);
 	if (!hdr)
 		return -EMSGSIZE;
-	type = g->nlinks > 1 ? SMC_NL_LGR_SYMMETRIC :
-	       g->nlinks ? SMC_NL_LGR_SINGLE : 0;
 	nest = nla_nest_start(skb, SMC_GEN_LGR_SMCR);
 	if (!nest ||
 	    nla_put_u32(skb, SMC_NLA_LGR_R_ID, g->id) ||
 	    nla_put_u32(skb, SMC_NLA_LGR_R_CONNS_NUM, g->conns) ||
 	    nla_put_u8(skb, SMC_NLA_LGR_R_ROLE, g->role) ||
-	    nla_put_u8(skb, SMC_NLA_LGR_R_TYPE, type) ||
+	    nla_put_u8(skb, SMC_NLA_LGR_R_TYPE, g->type) ||
 	    nla_put_u8(skb, SMC_NLA_LGR_R_BUF_TYPE, g->buf_type) ||
 	    nla_put_u8(skb, SMC_NLA_LGR_R_VLAN_ID, 0) ||
 	    nla_put_u64_64bit(skb, SMC_NLA_LGR_R_NET_COOKIE, g->net_cookie,

@@ -448,7 +448,9 @@ static u32 smcr_server_first_link(struct smcr_lgr *lgr)
 	if (rc)
 		return smcr_decline_reason(rc);
 	smcr_lgr_publish(lgr);
-	/* a second link, when both sides have another device */
+	/* a second link: over another device, else over this one (the
+	 * client may have two)
+	 */
 	if (lgr->max_links >= SMCR_LINKS)
 		smcr_lgr_want_add(lgr, false);
 	return 0;
@@ -512,23 +514,6 @@ static u32 smcr_limits(struct smcr_lgr *lgr, struct net *net, u8 release,
 	lgr->max_links = min_t(int, max_links,
 			       READ_ONCE(sn->smcr_max_links_per_lgr));
 	return 0;
-}
-
-/*
- * Server: without a device for a second link, we announce one link,
- * so that the client does not wait for an ADD LINK that never comes.
- */
-static void smcr_lgr_alt_limit(struct smcr_lgr *lgr)
-{
-	struct smcr_link *link = lgr->links[0];
-	struct smcr_gid_info gi;
-
-	if (lgr->max_links < SMCR_LINKS)
-		return;
-	if (smcr_dev_find_alt(link->gid, link->dev, link->port, &gi))
-		lgr->max_links = SMC_CLC_LINKS_PER_LGR_MIN;
-	else
-		smcr_dev_put(gi.dev);
 }
 
 /*
@@ -735,7 +720,6 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 		}
 		memcpy(lgr->links[0]->peer_gid, p->roce_v2_gid,
 		       SMC_CLC_GID_LEN);
-		smcr_lgr_alt_limit(lgr);
 	}
 	smc_conn_init(&child->conn);
 	INIT_WORK(&child->conn.release_work, smcr_conn_release_work);

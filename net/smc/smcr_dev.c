@@ -183,6 +183,11 @@ static int smcr_dev_add(struct ib_device *ibdev)
 	return 0;
 }
 
+void smcr_dev_hold(struct smcr_dev *dev)
+{
+	refcount_inc(&dev->refs);
+}
+
 void smcr_dev_put(struct smcr_dev *dev)
 {
 	if (dev && refcount_dec_and_test(&dev->refs))

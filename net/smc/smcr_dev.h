@@ -113,6 +113,7 @@ int smcr_dev_srq_join(struct smcr_dev *dev, unsigned int vec,
 unsigned int smcr_dev_srq_leave(struct smcr_dev *dev, struct smcr_srq *srq,
 				unsigned int n);
 void smcr_dev_unbind(struct smcr_dev *dev, unsigned int vec, u64 done);
+void smcr_dev_hold(struct smcr_dev *dev);
 void smcr_dev_put(struct smcr_dev *dev);
 bool smcr_devs_present(void);
 void smcr_dev_exit(void);

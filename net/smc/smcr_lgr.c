@@ -452,17 +452,22 @@ struct smcr_link *smcr_lgr_peer_link(struct smcr_lgr *lgr, const u8 *gid,
  */
 static struct smcr_link *smcr_lgr_pick_link(struct smcr_lgr *lgr)
 {
-	struct smcr_link *up[SMCR_LINKS], *link;
+	struct smcr_link *up[SMCR_LINKS], *link, *asym = NULL;
 	unsigned int i, n = 0;
 
 	for (i = 0; i < SMCR_LINKS; i++) {
 		link = lgr->links[i];
-		if (link && READ_ONCE(link->state) == SMCR_LINK_ACTIVE)
+		if (!link || READ_ONCE(link->state) != SMCR_LINK_ACTIVE)
+			continue;
+		/* a link on a shared device adds no bandwidth */
+		if (READ_ONCE(link->asym))
+			asym = link;
+		else
 			up[n++] = link;
 	}
-	/* a first contact: the link still coming up */
 	if (!n)
-		return lgr->links[0];
+		/* else a first contact: the link still coming up */
+		return asym ?: lgr->links[0];
 	return up[lgr->conns % n];
 }
 
@@ -617,16 +622,44 @@ void smcr_lgrs_port_down(struct smcr_dev *dev, u8 port)
 	mutex_unlock(&smcr_lgrs_lock);
 }
 
-/* A port of @dev came up: servers with one link try to add a second */
+/*
+ * What the links of @lgr that are not down make it: SMCR_LGR_NONE...
+ * smcr_lgrs_lock held.
+ */
+static u8 smcr_lgr_type(struct smcr_lgr *lgr)
+{
+	struct smcr_link *up[SMCR_LINKS], *link;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < SMCR_LINKS; i++) {
+		link = lgr->links[i];
+		if (link && READ_ONCE(link->state) != SMCR_LINK_DOWN)
+			up[n++] = link;
+	}
+	if (n < 2)
+		return n ? SMCR_LGR_SINGLE : SMCR_LGR_NONE;
+	if (up[0]->dev == up[1]->dev)
+		return SMCR_LGR_ASYM_LOCAL;
+	if (!memcmp(up[0]->peer_gid, up[1]->peer_gid, SMC_CLC_GID_LEN))
+		return SMCR_LGR_ASYM_PEER;
+	return SMCR_LGR_SYMMETRIC;
+}
+
+/*
+ * A port of @dev came up: a group with one link, or with both on one
+ * device of ours, may get a link over it.  The server adds it; the
+ * client asks the server to (REQUEST ADD LINK).
+ */
 void smcr_lgrs_port_up(struct smcr_dev *dev)
 {
 	struct smcr_lgr *lgr;
+	u8 type;
 
 	mutex_lock(&smcr_lgrs_lock);
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
-		if (lgr->role != SMCR_LGR_SERVER || !lgr->ready ||
-		    lgr->max_links < SMCR_LINKS ||
-		    smcr_lgr_link_slot(lgr) < 0)
+		type = smcr_lgr_type(lgr);
+		if (!lgr->ready || lgr->max_links < SMCR_LINKS ||
+		    (type != SMCR_LGR_SINGLE && type != SMCR_LGR_ASYM_LOCAL))
 			continue;
 		smcr_lgr_want_add(lgr, true);
 	}
@@ -749,6 +782,7 @@ int smcr_lgr_info_next(u32 after, struct smcr_lgr_info *info)
 	info->max_links = lgr->max_links;
 	info->buf_type = lgr->buf_type;
 	info->peer_os = lgr->peer_os;
+	info->type = smcr_lgr_type(lgr);
 	info->direct = lgr->direct;
 	info->conns = lgr->conns;
 	info->net_cookie = lgr->net_cookie;
@@ -782,21 +816,20 @@ int smcr_lgr_info_next(u32 after, struct smcr_lgr_info *info)
 /*
  * What the links of every group make of @dev: links per port (1 and
  * 2), completions per vector of the links whose QP lives (those of
- * freed QPs are in the device's count), and whether a group has its
- * only link there.
+ * freed QPs are in the device's count), and whether a group has all
+ * its links there (one, or two sharing it).
  */
 void smcr_lgr_dev_usage(const struct smcr_dev *dev, u32 *port_links,
 			u64 *vec_done, bool *crit)
 {
 	struct smcr_link *link;
 	struct smcr_lgr *lgr;
-	unsigned int i, n;
+	unsigned int i;
+	u8 type;
 
 	mutex_lock(&smcr_lgrs_lock);
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
-		for (i = 0, n = 0; i < SMCR_LINKS; i++)
-			n += lgr->links[i] &&
-			     READ_ONCE(lgr->links[i]->state) != SMCR_LINK_DOWN;
+		type = smcr_lgr_type(lgr);
 		for (i = 0; i < SMCR_LINKS; i++) {
 			link = lgr->links[i];
 			if (!link || link->dev != dev)
@@ -807,7 +840,9 @@ void smcr_lgr_dev_usage(const struct smcr_dev *dev, u32 *port_links,
 			if (link->qp && link->vec < dev->ncqv)
 				vec_done[link->vec] +=
 					READ_ONCE(link->completions);
-			if (n == 1 && READ_ONCE(link->state) != SMCR_LINK_DOWN)
+			if ((type == SMCR_LGR_SINGLE ||
+			     type == SMCR_LGR_ASYM_LOCAL) &&
+			    READ_ONCE(link->state) != SMCR_LINK_DOWN)
 				*crit = true;
 		}
 	}

@@ -76,6 +76,13 @@ struct smcr_srq;
 #define SMCR_LGR_CLIENT		0	/* as smc_diag_lgrinfo.role */
 #define SMCR_LGR_SERVER		1
 
+/* What the links of a group are (netlink's SMC_NLA_LGR_R_TYPE) */
+#define SMCR_LGR_NONE		0	/* no link up */
+#define SMCR_LGR_SINGLE		1
+#define SMCR_LGR_SYMMETRIC	2	/* two devices on each side */
+#define SMCR_LGR_ASYM_PEER	3	/* the peer uses one for both */
+#define SMCR_LGR_ASYM_LOCAL	4	/* we use one for both */
+
 enum smcr_link_state {
 	SMCR_LINK_ACTIVATING,	/* QP made, CONFIRM LINK not done */
 	SMCR_LINK_ACTIVE,
@@ -110,6 +117,10 @@ struct smcr_link {
 	u8			id;		/* link number */
 	bool			regs;		/* new RMBs are registered here */
 	u8			state;		/* enum smcr_link_state */
+	/* shares a device with the other link, here or at the peer: it
+	 * takes new connections only when it is the one link up
+	 */
+	bool			asym;
 	bool			inline_cdc;	/* CDCs go inline */
 	enum ib_mtu		mtu;		/* path MTU in use */
 	enum ib_mtu		port_mtu;	/* our port's active MTU */
@@ -247,9 +258,14 @@ struct smcr_lgr {
 	/* LLC requests and link failures, handled in process context */
 	spinlock_t		ev_lock;
 	struct list_head	events;
-	bool			want_add;	/* server: seek a second link */
+	bool			want_add;	/* seek (client: ask for) a link */
 	bool			add_fresh;	/* a port came up: try again */
+	bool			add_req;	/* server: the client asked */
 	u8			add_fails;	/* in a row, under llc_flow */
+	/* server, under llc_flow: the client refused a link on our one
+	 * device (it has one too), until it asks for a link
+	 */
+	bool			peer_one_dev;
 	unsigned int		nevents;	/* under ev_lock */
 	struct work_struct	ev_work;
 	wait_queue_head_t	moved_wq;	/* a connection changed link */
@@ -285,6 +301,7 @@ struct smcr_lgr_info {
 	u8			max_links;
 	u8			buf_type;
 	u8			peer_os;
+	u8			type;		/* SMCR_LGR_NONE... */
 	bool			direct;
 	u32			conns;
 	u64			net_cookie;

@@ -13,9 +13,12 @@
  * with the same PNET ID and an address in the first link's subnet,
  * gets a QP; ADD LINK on the first link carries it and the rkeys of
  * our RMBs on it, the client's response carries the same of its side;
- * CONFIRM LINK on the new link proves it.  A link that fails moves its
- * connections to the other link, and the peer is told with DELETE
- * LINK; with no other link, the group ends.
+ * CONFIRM LINK on the new link proves it.  A side without such a
+ * device makes the new link on the device of the first: the link is
+ * asymmetric, and still survives a failure of the other side's device
+ * or path.  Only when both sides would share, the client refuses.  A
+ * link that fails moves its connections to the other link, and the
+ * peer is told with DELETE LINK; with no other link, the group ends.
  *
  * The peer's RMBs: the CLC message of a connection gives its RMB on
  * the connection's link; CONFIRM RKEY and ADD LINK give it on the
@@ -342,8 +345,13 @@ void smcr_llc_rx(struct smcr_link *link, const struct smc_llc_msg *in,
 			smcr_llc_queue(link, buf, len, false);
 		break;
 	case SMC_LLC_REQ_ADD_LINK:
-		if (lgr->role == SMCR_LGR_SERVER)
-			smcr_lgr_want_add(lgr, false);
+		if (lgr->role != SMCR_LGR_SERVER)
+			break;
+		spin_lock_bh(&lgr->ev_lock);
+		lgr->add_req = true;
+		spin_unlock_bh(&lgr->ev_lock);
+		/* it has a device it did not have: worth trying again */
+		smcr_lgr_want_add(lgr, true);
 		break;
 	case SMC_LLC_DELETE_LINK:
 		smcr_llc_queue(link, buf, min_t(u32, len, SMC_LLC_MSG_LEN),
@@ -396,10 +404,16 @@ static void smcr_llc_delete_msg(struct smc_llc_msg *m, struct smcr_lgr *lgr,
  */
 static void smcr_llc_unlink(struct smcr_lgr *lgr, struct smcr_link *link)
 {
+	unsigned int i;
+
 	smcr_link_set_down(link);
 	smcr_link_stop(link);
 	/* out of links[] first: no new buffer is mapped on it after */
 	smcr_lgr_link_set(lgr, link->idx, NULL);
+	/* the link left alone shares a device with no other */
+	for (i = 0; i < SMCR_LINKS; i++)
+		if (lgr->links[i])
+			WRITE_ONCE(lgr->links[i]->asym, false);
 	smcr_bufs_unmap_link(lgr, link);
 	smcr_link_release(link);
 	smcr_rtoks_drop_link(lgr, link->idx);
@@ -494,11 +508,82 @@ static struct smc_llc_rkey *smcr_llc_rkeys(struct smcr_lgr *lgr,
 	return rk;
 }
 
-/* Server: a second link over another device, if there is one */
-static void smcr_llc_srv_add_link(struct smcr_lgr *lgr)
+/* @link's own device, port and GID, for a link beside it (referenced) */
+static void smcr_llc_same_dev(struct smcr_link *link, struct smcr_gid_info *gi)
+{
+	smcr_dev_hold(link->dev);
+	gi->dev = link->dev;
+	gi->port = link->port;
+	gi->sgid_index = link->sgid_index;
+	memcpy(gi->gid, link->gid, sizeof(gi->gid));
+	memcpy(gi->mac, link->mac, sizeof(gi->mac));
+	gi->mtu = link->port_mtu;
+}
+
+/* Is the peer's side of a new link (@gid, @mac) that of @link? */
+static bool smcr_llc_peer_same(const struct smcr_link *link, const u8 *gid,
+			       const u8 *mac)
+{
+	return !memcmp(link->peer_gid, gid, SMC_CLC_GID_LEN) &&
+	       !memcmp(link->peer_mac, mac, SMC_CLC_MAC_LEN);
+}
+
+static bool smcr_llc_remove_link(struct smcr_lgr *lgr, struct smcr_link *link,
+				 bool tell, u32 reason);
+
+/*
+ * Server: a group with an asymmetric link gives it up when a symmetric
+ * one may be had, to make room for it: when another device of ours
+ * has come while both links share one, or (@req) when the client asks
+ * for a link while both of its own share one.  The peer is told
+ * first.  False when the group ended.
+ */
+static bool smcr_llc_drop_asym(struct smcr_lgr *lgr, bool req)
+{
+	struct smcr_link *asym = NULL, *other;
+	struct smcr_gid_info gi;
+	unsigned int i;
+
+	for (i = 0; i < SMCR_LINKS; i++)
+		if (lgr->links[i] && lgr->links[i]->asym)
+			asym = lgr->links[i];
+	other = asym ? smcr_lgr_active_link(lgr, asym) : NULL;
+	if (!other)
+		return true;
+	if (other->dev == asym->dev) {
+		if (smcr_dev_find_alt(lgr->home_gid, other->dev, other->port,
+				      &gi))
+			return true;
+		smcr_dev_put(gi.dev);
+	} else if (!req) {
+		return true;
+	}
+	return smcr_llc_remove_link(lgr, asym, true,
+				    SMC_LLC_DEL_NO_ASYM_NEEDED);
+}
+
+/* Server: the client's REQUEST ADD LINK gets no ADD LINK; it learns so */
+static void smcr_llc_req_refuse(struct smcr_link *link)
+{
+	struct smc_llc_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = SMC_LLC_REQ_ADD_LINK;
+	m.hdr.version = 2;
+	m.hdr.flags = SMC_LLC_FLAG_RESP;
+	smcr_llc_send(link, &m);
+}
+
+/*
+ * Server: a second link, over another device if there is one, else
+ * over the first link's (asymmetric).  @req: the client asked for it,
+ * and hears back if no ADD LINK comes.
+ */
+static void smcr_llc_srv_add_link(struct smcr_lgr *lgr, bool req)
 {
 	struct smc_llc_rkey *rk = NULL;
 	struct smcr_link *link, *nl;
+	bool local = false, peer;
 	struct smcr_gid_info gi;
 	struct smc_llc_msg m;
 	unsigned int n = 0;
@@ -506,23 +591,35 @@ static void smcr_llc_srv_add_link(struct smcr_lgr *lgr)
 	u32 rawlen;
 	int idx, rc;
 
+	link = smcr_lgr_active_link(lgr, NULL);
+	if (lgr->max_links < SMCR_LINKS || !link ||
+	    lgr->add_fails >= SMCR_ADD_TRIES)
+		goto out_refuse;
+	if (!smcr_llc_drop_asym(lgr, req))
+		return;
+	if (req)
+		lgr->peer_one_dev = false;
 	idx = smcr_lgr_link_slot(lgr);
 	link = smcr_lgr_active_link(lgr, NULL);
-	if (lgr->max_links < SMCR_LINKS || idx < 0 || !link ||
-	    lgr->add_fails >= SMCR_ADD_TRIES)
-		return;
-	if (smcr_dev_find_alt(lgr->home_gid, link->dev, link->port, &gi))
-		return;
+	if (idx < 0 || !link)
+		goto out_refuse;
+	if (smcr_dev_find_alt(lgr->home_gid, link->dev, link->port, &gi)) {
+		if (lgr->peer_one_dev)
+			goto out_refuse;
+		smcr_llc_same_dev(link, &gi);
+		local = true;
+	}
 	/* counted until it works: a client that refuses stops us */
 	lgr->add_fails++;
 	nl = smcr_llc_new_link(lgr, idx, &gi, smcr_llc_next_id(lgr));
 	smcr_dev_put(gi.dev);
 	if (IS_ERR(nl))
-		return;
+		goto out_refuse;
 	rk = smcr_llc_rkeys(lgr, link, nl, &n);
-	rc = rk ? 0 : -ENOMEM;
-	if (rc)
-		goto out_unlink;
+	if (!rk) {
+		smcr_llc_unlink(lgr, nl);
+		goto out_refuse;
+	}
 	smcr_llc_add_msg(&m, nl, n, false);
 	smcr_llc_arm(link, SMC_LLC_ADD_LINK, true);
 	rc = smcr_llc_send_big(link, &m, rk);
@@ -530,9 +627,16 @@ static void smcr_llc_srv_add_link(struct smcr_lgr *lgr)
 		rc = smcr_llc_wait(link, SMCR_LLC_WAIT, &m);
 	raw = smcr_llc_take_raw(link, &rawlen);
 	/* refused: the client has no other device */
+	if (!rc && (m.hdr.flags & SMC_LLC_FLAG_ADD_LINK_REJ) && local)
+		lgr->peer_one_dev = true;
 	if (rc || (m.hdr.flags & SMC_LLC_FLAG_ADD_LINK_REJ) ||
 	    !m.add_link.v2_ext || m.add_link.link_id != nl->id)
 		goto out_unlink;
+	peer = smcr_llc_peer_same(link, m.add_link.gid, m.add_link.mac);
+	/* one device on both sides: nothing gained */
+	if (local && peer)
+		goto out_delete;
+	WRITE_ONCE(nl->asym, local || peer);
 	smcr_llc_add_peer(link, nl, &m, raw, rawlen);
 	rc = smcr_link_ready(nl, false);
 	if (!rc)
@@ -564,6 +668,35 @@ out_unlink:
 	kfree(raw);
 	kfree(rk);
 	smcr_llc_unlink(lgr, nl);
+	return;
+
+out_refuse:
+	if (req && link)
+		smcr_llc_req_refuse(link);
+}
+
+/*
+ * Client: a port came up.  With a device for a second link now, a
+ * group with one link, or with both on one device of ours, asks the
+ * server for one (REQUEST ADD LINK, our two GIDs).
+ */
+static void smcr_llc_cli_request(struct smcr_lgr *lgr)
+{
+	struct smcr_link *link = smcr_lgr_active_link(lgr, NULL);
+	struct smcr_gid_info gi;
+	struct smc_llc_msg m;
+
+	if (!link || lgr->max_links < SMCR_LINKS ||
+	    smcr_dev_find_alt(lgr->home_gid, link->dev, link->port, &gi))
+		return;
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = SMC_LLC_REQ_ADD_LINK;
+	m.hdr.version = 2;
+	m.req_add_link.gid_cnt = 2;
+	memcpy(m.req_add_link.gid[0], link->gid, SMC_LLC_GID_LEN);
+	memcpy(m.req_add_link.gid[1], gi.gid, SMC_LLC_GID_LEN);
+	smcr_dev_put(gi.dev);
+	smcr_llc_send_big(link, &m, NULL);
 }
 
 /* Client: refuse the server's ADD LINK @m, received on @link */
@@ -585,15 +718,25 @@ static void smcr_llc_cli_add_link(struct smcr_lgr *lgr, struct smcr_link *link,
 	struct smcr_link *nl;
 	unsigned int n = 0;
 	int idx, rc;
+	bool asym;
 
 	idx = smcr_lgr_link_slot(lgr);
 	if (lgr->max_links < SMCR_LINKS || idx < 0 || !m->add_link.v2_ext ||
 	    !m->add_link.mtu || !m->add_link.link_id ||
 	    smcr_llc_link_by_id(lgr, m->add_link.link_id) ||
-	    READ_ONCE(link->state) != SMCR_LINK_ACTIVE ||
-	    smcr_dev_find_alt(lgr->home_gid, link->dev, link->port, &gi)) {
+	    READ_ONCE(link->state) != SMCR_LINK_ACTIVE) {
 		smcr_llc_cli_reject(link, m);
 		return;
+	}
+	asym = smcr_llc_peer_same(link, m->add_link.gid, m->add_link.mac);
+	if (smcr_dev_find_alt(lgr->home_gid, link->dev, link->port, &gi)) {
+		/* one device here: worth a link if the server has two */
+		if (asym) {
+			smcr_llc_cli_reject(link, m);
+			return;
+		}
+		smcr_llc_same_dev(link, &gi);
+		asym = true;
 	}
 	nl = smcr_llc_new_link(lgr, idx, &gi, m->add_link.link_id);
 	smcr_dev_put(gi.dev);
@@ -601,6 +744,7 @@ static void smcr_llc_cli_add_link(struct smcr_lgr *lgr, struct smcr_link *link,
 		smcr_llc_cli_reject(link, m);
 		return;
 	}
+	WRITE_ONCE(nl->asym, asym);
 	smcr_llc_add_peer(link, nl, m, raw, rawlen);
 	rc = smcr_link_ready(nl, false);
 	if (!rc) {
@@ -646,7 +790,7 @@ out_unlink:
  * waits for the answer).  False when no link is left: the group ends.
  */
 static bool smcr_llc_remove_link(struct smcr_lgr *lgr, struct smcr_link *link,
-				 bool tell)
+				 bool tell, u32 reason)
 {
 	struct smcr_link *other = smcr_lgr_active_link(lgr, link);
 	struct smc_sock **socks;
@@ -680,7 +824,7 @@ static bool smcr_llc_remove_link(struct smcr_lgr *lgr, struct smcr_link *link,
 	if (!tell)
 		return true;
 	smcr_llc_delete_msg(&m, lgr, link->id, SMC_LLC_FLAG_DEL_LINK_ORDERLY,
-			    SMC_LLC_DEL_LOST_PATH);
+			    reason);
 	if (lgr->role == SMCR_LGR_SERVER)
 		smcr_llc_arm(other, SMC_LLC_DELETE_LINK, true);
 	if (!smcr_llc_send(other, &m) && lgr->role == SMCR_LGR_SERVER)
@@ -711,7 +855,8 @@ static void smcr_llc_rx_delete_link(struct smcr_lgr *lgr,
 	if (!victim)
 		return;
 	/* the server answers with a request of its own, as for a failure */
-	smcr_llc_remove_link(lgr, victim, lgr->role == SMCR_LGR_SERVER);
+	smcr_llc_remove_link(lgr, victim, lgr->role == SMCR_LGR_SERVER,
+			     SMC_LLC_DEL_LOST_PATH);
 }
 
 /* Handle one queued message; false when the group ends */
@@ -767,13 +912,15 @@ static struct smcr_llc_ev *smcr_llc_next_ev(struct smcr_lgr *lgr)
 	return ev;
 }
 
-static bool smcr_llc_take_want_add(struct smcr_lgr *lgr)
+static bool smcr_llc_take_want_add(struct smcr_lgr *lgr, bool *req)
 {
 	bool want;
 
 	spin_lock_bh(&lgr->ev_lock);
 	want = lgr->want_add;
 	lgr->want_add = false;
+	*req = lgr->add_req;
+	lgr->add_req = false;
 	if (lgr->add_fresh)
 		lgr->add_fails = 0;
 	lgr->add_fresh = false;
@@ -799,7 +946,7 @@ void smcr_llc_work(struct work_struct *work)
 	struct smcr_lgr *lgr = container_of(work, struct smcr_lgr, ev_work);
 	struct smcr_llc_ev *ev;
 	struct smcr_link *link;
-	bool on = true;
+	bool on = true, req;
 
 	mutex_lock(&lgr->llc_flow);
 	while (on && !smcr_lgr_ended(lgr)) {
@@ -807,7 +954,8 @@ void smcr_llc_work(struct work_struct *work)
 		if (link) {
 			/* during a first contact, the handshake sees it */
 			if (lgr->ready)
-				on = smcr_llc_remove_link(lgr, link, true);
+				on = smcr_llc_remove_link(lgr, link, true,
+							  SMC_LLC_DEL_LOST_PATH);
 			else
 				on = false;
 			continue;
@@ -818,8 +966,11 @@ void smcr_llc_work(struct work_struct *work)
 			kfree(ev);
 			continue;
 		}
-		if (smcr_llc_take_want_add(lgr)) {
-			smcr_llc_srv_add_link(lgr);
+		if (smcr_llc_take_want_add(lgr, &req)) {
+			if (lgr->role == SMCR_LGR_SERVER)
+				smcr_llc_srv_add_link(lgr, req);
+			else
+				smcr_llc_cli_request(lgr);
 			continue;
 		}
 		break;
