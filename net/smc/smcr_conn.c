@@ -517,6 +517,24 @@ static u32 smcr_limits(struct smcr_lgr *lgr, struct net *net, u8 release,
 }
 
 /*
+ * Client, first contact: the GIDs of the Confirm, the first link's and
+ * one for a second link if we have another device (as upstream sends;
+ * servers read none of it)
+ */
+static void smcr_fill_fc_gids(struct smc_clc_accept *a,
+			      const struct smcr_link *link)
+{
+	struct smcr_gid_info gi;
+
+	a->fc_gid_cnt = 1;
+	memcpy(a->fc_gids[0], link->gid, SMC_CLC_GID_LEN);
+	if (smcr_dev_find_alt(link->gid, link->dev, link->port, &gi))
+		return;
+	memcpy(a->fc_gids[a->fc_gid_cnt++], gi.gid, SMC_CLC_GID_LEN);
+	smcr_dev_put(gi.dev);
+}
+
+/*
  * Client: the server took our SMC-Rv2 offer.  Make or find the link
  * group, our buffers, confirm, and bring up a new link.  Returns 0 on
  * SMC-R or fallback, or a negative error that fails the connect.
@@ -599,10 +617,8 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 	memset(a, 0, sizeof(*a));
 	smcr_fill_r(a, SMC_CLC_CONFIRM, first, smc);
 	memcpy(a->eid, eid, SMC_CLC_EID_LEN);
-	if (first) {
-		a->fc_gid_cnt = 1;
-		memcpy(a->fc_gids[0], link->gid, SMC_CLC_GID_LEN);
-	}
+	if (first)
+		smcr_fill_fc_gids(a, link);
 	len = smc_clc_build_accept(hs->buf, sizeof(hs->buf), a);
 	/* the server's CONFIRM LINK may come before we are back */
 	if (first)
