@@ -623,6 +623,16 @@ static void lgr_close(void)
 	in_lgr = false;
 }
 
+/* SMC_NLA_LGR_R_TYPE: what the links of an SMC-R group are */
+static const char *lgr_r_type(uint64_t type)
+{
+	static const char *const names[] = {
+		"none", "single", "symmetric", "asym-peer", "asym-local",
+	};
+
+	return type < ARRAY_SIZE(names) ? names[type] : "?";
+}
+
 static void lgr_r(const struct nlattr *nest)
 {
 	const struct nlattr *tb[NEST_MAX], *v2[NEST_MAX], *c[NEST_MAX];
@@ -654,10 +664,11 @@ static void lgr_r(const struct nlattr *nest)
 		in_lgr = true;
 		return;
 	}
-	printf("smcr lgr %" PRIx64 " %s conns %" PRIu64 " pnetid \"%s\" max_conns %"
+	printf("smcr lgr %" PRIx64 " %s %s conns %" PRIu64 " pnetid \"%s\" max_conns %"
 	       PRIu64 " max_links %" PRIu64 " peer \"%s\"\n",
 	       get(tb, SMC_NLA_LGR_R_ID),
 	       get(tb, SMC_NLA_LGR_R_ROLE) ? "server" : "client",
+	       lgr_r_type(get(tb, SMC_NLA_LGR_R_TYPE)),
 	       get(tb, SMC_NLA_LGR_R_CONNS_NUM),
 	       attr_str(tb[SMC_NLA_LGR_R_PNETID]),
 	       get(v2, SMC_NLA_LGR_R_V2_MAX_CONNS),
