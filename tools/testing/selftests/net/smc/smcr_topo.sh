@@ -45,6 +45,7 @@ smcr_topo_setup()
 
 smcr_topo_cleanup()
 {
+	smcr_br_down
 	smcr_topo_down2
 	smcr_topo_down
 	cleanup
@@ -215,4 +216,104 @@ smcr_gid_index()
 		return 0
 	done
 	return 1
+}
+
+# The bed for asymmetric links: end A has two rxe devices (A on one
+# pair, A2 on another), end B one, on a bridge that both pairs join.
+# rxe routes a packet out of its own netdev, so each of A's devices
+# needs a route to B of its own: table 10 holds one per pair, and a
+# lookup bound to a device takes the route that leaves by it.  B's
+# device reaches both of A's addresses through the bridge.  Its ARP
+# requests reach both of A's netdevs: each answers only for its own
+# address (arp_ignore 1), or B might send A's packets to A2's netdev,
+# whose rxe drops them.
+#
+#   rxea  - smcra  ==== smcrp  \
+#                                 smcbr (B) - rxeb
+#   rxea2 - smcra2 ==== smcrp2 /
+SMCR_BR=smcbr$$
+SMCR_PORTB=smcrp$$
+SMCR_PORTB2=smcrp2$$
+smcr_br_state=""
+
+# smcr_br_up: builds it (instead of smcr_topo_up); 0 when the three
+# ports are ACTIVE with their RoCE v2 GIDs
+smcr_br_up()
+{
+	local dev
+
+	modprobe rdma_rxe 2>/dev/null && modprobe bridge 2>/dev/null ||
+		return 1
+	smcr_br_state=links
+	ip link add "$SMCR_BR" type bridge || return 1
+	ip link add "$SMCR_NETA" type veth peer name "$SMCR_PORTB" &&
+		ip link add "$SMCR_NETA2" type veth peer name "$SMCR_PORTB2" ||
+		return 1
+	ip addr add "$SMCR_A/32" dev "$SMCR_NETA" &&
+		ip addr add "$SMCR_A2/24" dev "$SMCR_NETA2" noprefixroute &&
+		ip addr add "$SMCR_B/32" dev "$SMCR_BR" || return 1
+	for dev in "$SMCR_PORTB" "$SMCR_PORTB2"; do
+		ip link set "$dev" master "$SMCR_BR" && ip link set "$dev" up ||
+			return 1
+	done
+	for dev in "$SMCR_NETA" "$SMCR_NETA2" "$SMCR_BR"; do
+		smcr_sysctl "net.ipv4.conf.$dev.accept_local" 1
+		smcr_sysctl "net.ipv4.conf.$dev.rp_filter" 0
+		smcr_sysctl "net.ipv4.conf.$dev.arp_ignore" 1
+		smcr_sysctl "net.ipv4.conf.$dev.arp_announce" 2
+		ip link set "$dev" up || return 1
+	done
+	smcr_rp_filter_all=$(sysctl -n net.ipv4.conf.all.rp_filter)
+	smcr_sysctl net.ipv4.conf.all.rp_filter 0
+	smcr_br_state=rules
+	ip route add "$SMCR_B/32" dev "$SMCR_NETA" table $SMCR_TABLE_A &&
+		ip route add "$SMCR_B/32" dev "$SMCR_NETA2" metric 2 \
+			table $SMCR_TABLE_A &&
+		ip route add "$SMCR_A/32" dev "$SMCR_BR" table $SMCR_TABLE_B &&
+		ip route add "$SMCR_A2/32" dev "$SMCR_BR" table $SMCR_TABLE_B ||
+		return 1
+	ip rule add pref 10 iif lo to "$SMCR_B" lookup $SMCR_TABLE_A &&
+		ip rule add pref 11 iif lo to "$SMCR_A" lookup $SMCR_TABLE_B &&
+		ip rule add pref 12 iif lo to "$SMCR_A2" lookup $SMCR_TABLE_B ||
+		return 1
+	ip rule add pref $SMCR_LOCAL_PREF lookup local || return 1
+	ip rule del pref 0 lookup local || return 1
+	smcr_br_state=local
+	rdma link add "$SMCR_RXEA" type rxe netdev "$SMCR_NETA" &&
+		rdma link add "$SMCR_RXEA2" type rxe netdev "$SMCR_NETA2" &&
+		rdma link add "$SMCR_RXEB" type rxe netdev "$SMCR_BR" || return 1
+	smcr_br_state=rxe
+	smcr_rxe_ready "$SMCR_RXEA" "$SMCR_A" "$SMCR_RXEB" "$SMCR_B" &&
+		smcr_wait_active "$SMCR_RXEA2" &&
+		smcr_gid_index "$SMCR_RXEA2" "$SMCR_A2" >/dev/null
+}
+
+# smcr_br_down: undoes whatever smcr_br_up got to
+smcr_br_down()
+{
+	local rxe
+
+	case "$smcr_br_state" in
+	rxe)
+		for rxe in "$SMCR_RXEA" "$SMCR_RXEA2" "$SMCR_RXEB"; do
+			rdma link delete "$rxe" 2>/dev/null
+		done ;&
+	local)
+		ip rule add pref 0 lookup local 2>/dev/null
+		ip rule del pref $SMCR_LOCAL_PREF lookup local 2>/dev/null ;&
+	rules)
+		ip rule del pref 10 2>/dev/null
+		ip rule del pref 11 2>/dev/null
+		ip rule del pref 12 2>/dev/null
+		ip route flush table $SMCR_TABLE_A 2>/dev/null
+		ip route flush table $SMCR_TABLE_B 2>/dev/null ;&
+	links)
+		ip link del "$SMCR_NETA" 2>/dev/null
+		ip link del "$SMCR_NETA2" 2>/dev/null
+		ip link del "$SMCR_BR" 2>/dev/null ;;
+	esac
+	[ -z "$smcr_rp_filter_all" ] ||
+		smcr_sysctl net.ipv4.conf.all.rp_filter "$smcr_rp_filter_all"
+	smcr_rp_filter_all=""
+	smcr_br_state=""
 }

@@ -1784,6 +1784,15 @@ static void test_llc_roundtrip(void)
 	/* two GIDs need 60 bytes */
 	b[24] = 2;
 	CHECK_EQ(smc_llc_parse(b, 44, &q), -EPROTO);
+	/* the server's REQUEST ADD LINK response: 44 bytes, body zero */
+	memset(b, 0xff, sizeof(b));
+	llc_init(&m, SMC_LLC_REQ_ADD_LINK, 2, SMC_LLC_FLAG_RESP);
+	CHECK_EQ(smc_llc_build(b, sizeof(b), &m, NULL), 44);
+	CHECK_EQ(b[0], 0x25);
+	CHECK_EQ(smc_get_host16(b + 1), 44);
+	CHECK_EQ(b[3], 0x80);
+	for (len = 4; len < 44; len++)
+		CHECK_EQ(b[len], 0);
 }
 
 static const struct test tests[] = {

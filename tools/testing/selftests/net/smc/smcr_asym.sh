@@ -1,0 +1,232 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Asymmetric SMC-R links, on the bridge bed of smcr_topo.sh: end A has
+# rxe devices on 198.51.100.1 and .3, end B one on .2, on a bridge that
+# both of A's pairs reach.  PNET IDs keep each end's devices on one
+# network.
+#
+# A to B: B, the server, has one device, so it makes the second link
+# there, and A its own over its other device: B's group is asym-local,
+# A's asym-peer ("smc lgr").  New connections keep to the first link;
+# when A's first pair goes down under traffic, they move to the second
+# and complete, verified.  When the pair comes back, A asks for a link
+# (REQUEST ADD LINK) and gets one.  B to A: now A, the server, has two
+# devices, and B, the client, makes the second link on its one.
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/smcr_topo.sh"
+
+LGRS=/sys/kernel/debug/smc/smcr-linkgroups
+XFER=$HERE/smc_xfer
+SMC_TOOL=$REPO/tools/net/smc/smc
+NCASES=8
+
+[ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
+[ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
+require_tools rdma ip sysctl python3
+mount_debugfs
+[ -r "$LGRS" ] || ktap_skip_all "no $LGRS"
+[ -x "$XFER" ] || ktap_skip_all "smc_xfer not built"
+[ -x "$SMC_TOOL" ] || ktap_skip_all "tools/net/smc/smc not built"
+smcr_topo_setup
+
+smcd_param=/sys/module/smc/parameters/smcd
+smcd_saved=$(cat $smcd_param)
+restore()
+{
+	python3 "$HERE/smc_pnetid.py" --flush >/dev/null 2>&1
+	echo "$smcd_saved" > $smcd_param
+	smcr_topo_cleanup
+}
+trap restore EXIT
+
+ktap_header $NCASES
+
+if ! smcr_br_up; then
+	ktap_diag "$(rdma link show 2>&1; ip -br addr 2>&1)"
+	ktap_skip_all "the rxe bed with a bridge does not come up"
+fi
+echo N > $smcd_param
+
+pnet()
+{
+	python3 "$HERE/smc_pnetid.py" "$@"
+}
+
+pnet --add SIDEA --ib "$SMCR_RXEA" --port 1 &&
+	pnet --add SIDEA --ib "$SMCR_RXEA2" --port 1 &&
+	pnet --add SIDEB --ib "$SMCR_RXEB" --port 1 ||
+	ktap_skip_all "PNET IDs cannot be set"
+
+export SMC_EXPECT_PATH=smcr
+export SMC_EXPECT_REASON=0
+
+# links ROLE END: "dev state" of each link of the group in ROLE at END
+# (a or b: its devices are rxeaN and rxea2N, or rxebN), sorted
+links()
+{
+	sed -n "s/.* role $1 .* state \([a-z]*\) dev \(rxe$2[^ ]*\) .*/\2 \1/p" \
+		"$LGRS" | sort
+}
+
+# lgr_type ROLE END: what smc lgr calls the group in ROLE at END
+lgr_type()
+{
+	local side
+
+	side=$(echo "$2" | tr a-z A-Z)
+	"$SMC_TOOL" lgr 2>/dev/null | sed -n \
+		"s/^smcr lgr [0-9a-f]* $1 \([a-z-]*\) .* pnetid \"SIDE$side\" .*/\1/p"
+}
+
+# asym A_ROLE B_ROLE: A's group (in A_ROLE) has a link on each of its
+# devices, B's (in B_ROLE) both on its one device; the types agree
+asym()
+{
+	[ "$(links "$1" a)" = "$(printf '%s active\n%s active' \
+		"$SMCR_RXEA" "$SMCR_RXEA2" | sort)" ] &&
+	[ "$(links "$2" b)" = "$(printf '%s active\n%s active' \
+		"$SMCR_RXEB" "$SMCR_RXEB")" ] &&
+	[ "$(lgr_type "$1" a)" = asym-peer ] &&
+	[ "$(lgr_type "$2" b)" = asym-local ]
+}
+
+# one_link ROLE END RXE: the group in ROLE at END has one link, on RXE
+one_link()
+{
+	[ "$(links "$1" "$2")" = "$3 active" ] &&
+		[ "$(lgr_type "$1" "$2")" = single ]
+}
+
+# link_conns ROLE RXE: connections on the link of the group in ROLE
+# that runs on RXE (several: one line each)
+link_conns()
+{
+	"$SMC_TOOL" lgr 2>/dev/null | awk -v role="$1" -v dev="$2" '
+		/^smcr lgr / { in_grp = ($4 == role) }
+		in_grp && $1 == "link" && $5 == dev { print $9 }'
+}
+
+# moved ROLE: connections the group in ROLE moved to another link
+moved()
+{
+	sed -n "s/.* role $1 .* moved \([0-9]*\)$/\1/p" "$LGRS" | head -1
+}
+
+# xfer NAME ADDR N M: one verified connection to ADDR, N bytes up, M
+# down (its result also in xfer_rc)
+xfer()
+{
+	local name=$1 addr=$2 port rc=0 ready=$tmp_dir/ready.$ktap_nr
+
+	port=$(free_port)
+	"$XFER" -s "$addr" "$port" -n "$3" -m "$4" -t 60 -r "$ready" \
+		> "$tmp_dir/srv.out" 2>&1 &
+	local spid=$!
+	track $spid
+	wait_until 10 test -e "$ready" || rc=1
+	"$XFER" -c "$addr" "$port" -n "$3" -m "$4" -t 60 \
+		> "$tmp_dir/cli.out" 2>&1 || rc=1
+	wait $spid || rc=1
+	ktap_diag "$(cat "$tmp_dir/cli.out" "$tmp_dir/srv.out")"
+	ktap_result "$name" $rc
+	xfer_rc=$rc
+}
+
+# start_many TAG N BYTES: N transfers A to B of BYTES each way, running
+# once this returns (pids in many)
+start_many()
+{
+	local i port
+
+	many=()
+	for i in $(seq "$2"); do
+		port=$(free_port)
+		"$XFER" -s "$SMCR_B" "$port" -n "$3" -m "$3" -S "$i" \
+			-t 240 -r "$tmp_dir/$1.r$i" > "$tmp_dir/$1.s$i" 2>&1 &
+		many+=($!)
+		track $!
+		wait_until 10 test -e "$tmp_dir/$1.r$i"
+		"$XFER" -c "$SMCR_B" "$port" -n "$3" -m "$3" -S "$i" \
+			-t 240 > "$tmp_dir/$1.c$i" 2>&1 &
+		many+=($!)
+		track $!
+	done
+	sleep 2
+}
+
+# end_many TAG: every transfer of start_many TAG succeeded
+end_many()
+{
+	local p rc=0
+
+	for p in "${many[@]}"; do
+		wait "$p" || rc=1
+	done
+	[ $rc -eq 0 ] ||
+		ktap_diag "$(cat "$tmp_dir/$1".[cs]* | grep -v ' ok$' | tail -20)"
+	return $rc
+}
+
+# 1, 2: A to B; B has one device: the second link is asymmetric
+xfer "A to B takes SMC-R, 1 MiB each way verified" "$SMCR_B" 1048576 1048576
+rc=0
+wait_until 20 asym client server || rc=1
+ktap_diag "$(cat "$LGRS"; "$SMC_TOOL" lgr)"
+ktap_result "B with one device: asym-local there, asym-peer at A" $rc
+
+# 3: new connections keep to the first link: the second shares B's
+# device and adds no bandwidth
+start_many first 4 60000000
+rc=0
+n=$(link_conns client "$SMCR_RXEA")
+[ "$(link_conns client "$SMCR_RXEA2")" = 0 ] || rc=1
+[ "${n:-0}" -ge 1 ] || rc=1
+ktap_diag "$("$SMC_TOOL" lgr)"
+end_many first || rc=1
+ktap_result "4 transfers while asymmetric: on the first link, verified" $rc
+
+# 4: A's first pair goes down under traffic: the connections move to
+# the asymmetric link and complete
+base_c=$(moved client)
+base_s=$(moved server)
+start_many down 4 60000000
+rc=0
+ip link set "$SMCR_NETA" down
+end_many down || rc=1
+wait_until 20 one_link client a "$SMCR_RXEA2" || rc=1
+wait_until 20 one_link server b "$SMCR_RXEB" || rc=1
+[ "$(moved client)" -gt "$base_c" ] && [ "$(moved server)" -gt "$base_s" ] ||
+	rc=1
+ktap_diag "$(cat "$LGRS")"
+ktap_result "A's first pair down under traffic: moved to the asymmetric link" $rc
+
+# 5: the pair comes back: A, the client, asks for a link, and B makes
+# it asymmetric again
+rc=0
+ip link set "$SMCR_NETA" up &&
+	ip route replace "$SMCR_B/32" dev "$SMCR_NETA" table $SMCR_TABLE_A ||
+	rc=1
+wait_until 30 asym client server || rc=1
+ktap_diag "$(cat "$LGRS"; "$SMC_TOOL" lgr)"
+ktap_result "A's pair up again: an asymmetric link again" $rc
+
+# 6, 7: B to A: A, the server, has two devices; B makes the second
+# link on its one
+xfer "B to A takes SMC-R" "$SMCR_A" 500000 500000
+[ "$xfer_rc" = 0 ] || ktap_diag "$(ip neigh show; ip route show table all |
+	grep -v -e ^local -e ^broadcast -e ^multicast -e fe80 -e ff00
+	bridge fdb show br "$SMCR_BR" | grep -v permanent)"
+rc=0
+wait_until 20 asym server client || rc=1
+ktap_diag "$(cat "$LGRS"; "$SMC_TOOL" lgr)"
+ktap_result "B with one device as the client: asym-local there" $rc
+
+# 8: nothing is left behind
+rc=0
+wait_until 20 sh -c "[ \"\$($SMC_PATH -c 2>/dev/null)\" = 0 ]" || rc=1
+wait_until 20 sh -c "! grep -qv ' conns 0 ' $LGRS" || rc=1
+ktap_result "no socket and no connection left" $rc
+
+ktap_finish
