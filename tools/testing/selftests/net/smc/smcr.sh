@@ -14,6 +14,7 @@
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smcr_topo.sh"
+. "$(dirname "$0")/smcr_xfer.sh"
 
 DEVS=/sys/kernel/debug/smc/rdma-devices
 LGRS=/sys/kernel/debug/smc/smcr-linkgroups
@@ -87,30 +88,6 @@ spread_ok()
 		[ "$n" -gt "$max" ] && max=$n
 	done
 	[ $((max - min)) -le 1 ]
-}
-
-# xfer NAME SERVER_ADDR N M [SRV_REASON]: one verified connection,
-# client to SERVER_ADDR, N bytes up and M down; the path from
-# SMC_EXPECT_PATH, the fallback reason from SMC_EXPECT_REASON (on the
-# server SRV_REASON when given: a Decline of the client's is its peer's)
-xfer()
-{
-	local name=$1 addr=$2 n=$3 m=$4 port rc=0
-	local ready=$tmp_dir/ready.$ktap_nr
-	local sreason=${5:-$SMC_EXPECT_REASON}
-
-	port=$(free_port)
-	SMC_EXPECT_REASON=$sreason \
-		"$XFER" -s "$addr" "$port" -n "$n" -m "$m" -t 60 -r "$ready" \
-		> "$tmp_dir/srv.out" 2>&1 &
-	local spid=$!
-	track $spid
-	wait_until 10 test -e "$ready" || rc=1
-	"$XFER" -c "$addr" "$port" -n "$n" -m "$m" -t 60 \
-		> "$tmp_dir/cli.out" 2>&1 || rc=1
-	wait $spid || rc=1
-	ktap_diag "$(cat "$tmp_dir/cli.out" "$tmp_dir/srv.out")"
-	ktap_result "$name" $rc
 }
 
 export SMC_EXPECT_PATH=smcr

@@ -16,6 +16,7 @@
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smcr_topo.sh"
+. "$(dirname "$0")/smcr_xfer.sh"
 
 LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 XFER=$HERE/smc_xfer
@@ -112,61 +113,6 @@ link_conns()
 moved()
 {
 	sed -n "s/.* role $1 .* moved \([0-9]*\)$/\1/p" "$LGRS" | head -1
-}
-
-# xfer NAME ADDR N M: one verified connection to ADDR, N bytes up, M
-# down (its result also in xfer_rc)
-xfer()
-{
-	local name=$1 addr=$2 port rc=0 ready=$tmp_dir/ready.$ktap_nr
-
-	port=$(free_port)
-	"$XFER" -s "$addr" "$port" -n "$3" -m "$4" -t 60 -r "$ready" \
-		> "$tmp_dir/srv.out" 2>&1 &
-	local spid=$!
-	track $spid
-	wait_until 10 test -e "$ready" || rc=1
-	"$XFER" -c "$addr" "$port" -n "$3" -m "$4" -t 60 \
-		> "$tmp_dir/cli.out" 2>&1 || rc=1
-	wait $spid || rc=1
-	ktap_diag "$(cat "$tmp_dir/cli.out" "$tmp_dir/srv.out")"
-	ktap_result "$name" $rc
-	xfer_rc=$rc
-}
-
-# start_many TAG N BYTES: N transfers A to B of BYTES each way, running
-# once this returns (pids in many)
-start_many()
-{
-	local i port
-
-	many=()
-	for i in $(seq "$2"); do
-		port=$(free_port)
-		"$XFER" -s "$SMCR_B" "$port" -n "$3" -m "$3" -S "$i" \
-			-t 240 -r "$tmp_dir/$1.r$i" > "$tmp_dir/$1.s$i" 2>&1 &
-		many+=($!)
-		track $!
-		wait_until 10 test -e "$tmp_dir/$1.r$i"
-		"$XFER" -c "$SMCR_B" "$port" -n "$3" -m "$3" -S "$i" \
-			-t 240 > "$tmp_dir/$1.c$i" 2>&1 &
-		many+=($!)
-		track $!
-	done
-	sleep 2
-}
-
-# end_many TAG: every transfer of start_many TAG succeeded
-end_many()
-{
-	local p rc=0
-
-	for p in "${many[@]}"; do
-		wait "$p" || rc=1
-	done
-	[ $rc -eq 0 ] ||
-		ktap_diag "$(cat "$tmp_dir/$1".[cs]* | grep -v ' ok$' | tail -20)"
-	return $rc
 }
 
 # 1, 2: A to B; B has one device: the second link is asymmetric

@@ -15,6 +15,7 @@
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smcr_topo.sh"
+. "$(dirname "$0")/smcr_xfer.sh"
 
 DEVS=/sys/kernel/debug/smc/rdma-devices
 LGRS=/sys/kernel/debug/smc/smcr-linkgroups
@@ -90,26 +91,6 @@ moved()
 	sed -n "s/.* role $1 .* moved \([0-9]*\)$/\1/p" "$LGRS" | head -1
 }
 
-# xfer NAME N M [ADDR]: one verified connection A to B (or to ADDR),
-# N bytes up, M down
-xfer()
-{
-	local name=$1 port rc=0 ready=$tmp_dir/ready.$ktap_nr
-	local addr=${4:-$SMCR_B}
-
-	port=$(free_port)
-	"$XFER" -s "$addr" "$port" -n "$2" -m "$3" -t 60 -r "$ready" \
-		> "$tmp_dir/srv.out" 2>&1 &
-	local spid=$!
-	track $spid
-	wait_until 10 test -e "$ready" || rc=1
-	"$XFER" -c "$addr" "$port" -n "$2" -m "$3" -t 60 \
-		> "$tmp_dir/cli.out" 2>&1 || rc=1
-	wait $spid || rc=1
-	ktap_diag "$(cat "$tmp_dir/cli.out" "$tmp_dir/srv.out")"
-	ktap_result "$name" $rc
-}
-
 # pair_up 1|2: a pair up again, with the routes its down took away
 pair_up()
 {
@@ -128,43 +109,8 @@ pair_up()
 	fi
 }
 
-# start_many TAG N BYTES: N transfers A to B of BYTES each way, running
-# once this returns (pids in many); they alternate over the links
-start_many()
-{
-	local i port
-
-	many=()
-	for i in $(seq "$2"); do
-		port=$(free_port)
-		"$XFER" -s "$SMCR_B" "$port" -n "$3" -m "$3" -S "$i" \
-			-t 240 -r "$tmp_dir/$1.r$i" > "$tmp_dir/$1.s$i" 2>&1 &
-		many+=($!)
-		track $!
-		wait_until 10 test -e "$tmp_dir/$1.r$i"
-		"$XFER" -c "$SMCR_B" "$port" -n "$3" -m "$3" -S "$i" \
-			-t 240 > "$tmp_dir/$1.c$i" 2>&1 &
-		many+=($!)
-		track $!
-	done
-	sleep 2
-}
-
-# end_many TAG: every transfer of start_many TAG succeeded
-end_many()
-{
-	local p rc=0
-
-	for p in "${many[@]}"; do
-		wait "$p" || rc=1
-	done
-	[ $rc -eq 0 ] ||
-		ktap_diag "$(cat "$tmp_dir/$1".[cs]* | grep -v ' ok$' | tail -20)"
-	return $rc
-}
-
 # 1: the first connection; the server then adds the second link
-xfer "A to B takes SMC-R, 1 MiB each way verified" 1048576 1048576
+xfer "A to B takes SMC-R, 1 MiB each way verified" "$SMCR_B" 1048576 1048576
 rc=0
 wait_until 20 two_links || rc=1
 ktap_diag "$(cat "$LGRS")"
@@ -196,8 +142,7 @@ ktap_result "first pair down under traffic: connections move, data verified" $rc
 
 # 4: new connections (from A2 to B2: A and B are cut off) go over the
 # link that is left, in the same group
-xfer "a new connection over the link that is left" 500000 500000 \
-	"$SMCR_B2"
+xfer "a new connection over the link that is left" "$SMCR_B2" 500000 500000
 rc=0
 one_link "$SMCR_RXEA2" "$SMCR_RXEB2" || rc=1
 ktap_diag "$(cat "$LGRS")"
@@ -241,6 +186,6 @@ wait_until 20 sh -c "! grep -qv ' conns 0 ' $LGRS" || rc=1
 ktap_result "no socket and no connection left" $rc
 
 # 9: and SMC-R still works
-xfer "SMC-R after all of it" 100000 100000
+xfer "SMC-R after all of it" "$SMCR_B" 100000 100000
 
 ktap_finish

@@ -117,20 +117,33 @@ smcr_topo_up()
 	smcr_rxe_ready "$SMCR_RXEA" "$SMCR_A" "$SMCR_RXEB" "$SMCR_B"
 }
 
+# smcr_local_back: the local table's rule in front again
+smcr_local_back()
+{
+	ip rule add pref 0 lookup local 2>/dev/null
+	ip rule del pref $SMCR_LOCAL_PREF lookup local 2>/dev/null
+}
+
+# smcr_rules_del PREF...: those rules gone, tables A and B empty
+smcr_rules_del()
+{
+	local pref
+
+	for pref in "$@"; do
+		ip rule del pref "$pref" 2>/dev/null
+	done
+	ip route flush table $SMCR_TABLE_A 2>/dev/null
+	ip route flush table $SMCR_TABLE_B 2>/dev/null
+}
+
 # smcr_topo_down: undoes whatever smcr_topo_up got to
 smcr_topo_down()
 {
 	case "$smcr_topo_state" in
 	rxeb) rdma link delete "$SMCR_RXEB" 2>/dev/null ;&
 	rxea) rdma link delete "$SMCR_RXEA" 2>/dev/null ;&
-	local)
-		ip rule add pref 0 lookup local 2>/dev/null
-		ip rule del pref $SMCR_LOCAL_PREF lookup local 2>/dev/null ;&
-	rules)
-		ip rule del pref 10 2>/dev/null
-		ip rule del pref 11 2>/dev/null
-		ip route flush table $SMCR_TABLE_A 2>/dev/null
-		ip route flush table $SMCR_TABLE_B 2>/dev/null ;&
+	local) smcr_local_back ;&
+	rules) smcr_rules_del 10 11 ;&
 	veth) ip link del "$SMCR_NETA" 2>/dev/null ;;
 	esac
 	[ -z "$smcr_rp_filter_all" ] ||
@@ -298,15 +311,8 @@ smcr_br_down()
 		for rxe in "$SMCR_RXEA" "$SMCR_RXEA2" "$SMCR_RXEB"; do
 			rdma link delete "$rxe" 2>/dev/null
 		done ;&
-	local)
-		ip rule add pref 0 lookup local 2>/dev/null
-		ip rule del pref $SMCR_LOCAL_PREF lookup local 2>/dev/null ;&
-	rules)
-		ip rule del pref 10 2>/dev/null
-		ip rule del pref 11 2>/dev/null
-		ip rule del pref 12 2>/dev/null
-		ip route flush table $SMCR_TABLE_A 2>/dev/null
-		ip route flush table $SMCR_TABLE_B 2>/dev/null ;&
+	local) smcr_local_back ;&
+	rules) smcr_rules_del 10 11 12 ;&
 	links)
 		ip link del "$SMCR_NETA" 2>/dev/null
 		ip link del "$SMCR_NETA2" 2>/dev/null

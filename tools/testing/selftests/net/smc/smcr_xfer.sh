@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Verified transfers with smc_xfer for the SMC-R tests.  Sourced after
+# lib.sh; XFER is the smc_xfer binary, tmp_dir the test's directory.
+
+# xfer NAME SERVER_ADDR N M [SRV_REASON]: one verified connection,
+# client to SERVER_ADDR, N bytes up and M down; the path from
+# SMC_EXPECT_PATH, the fallback reason from SMC_EXPECT_REASON (on the
+# server SRV_REASON when given: a Decline of the client's is its peer's).
+# One KTAP result; also in xfer_rc.
+xfer()
+{
+	local name=$1 addr=$2 n=$3 m=$4 port rc=0
+	local ready=$tmp_dir/ready.$ktap_nr
+	local sreason=${5:-$SMC_EXPECT_REASON}
+
+	port=$(free_port)
+	SMC_EXPECT_REASON=$sreason \
+		"$XFER" -s "$addr" "$port" -n "$n" -m "$m" -t 60 -r "$ready" \
+		> "$tmp_dir/srv.out" 2>&1 &
+	local spid=$!
+	track $spid
+	wait_until 10 test -e "$ready" || rc=1
+	"$XFER" -c "$addr" "$port" -n "$n" -m "$m" -t 60 \
+		> "$tmp_dir/cli.out" 2>&1 || rc=1
+	wait $spid || rc=1
+	ktap_diag "$(cat "$tmp_dir/cli.out" "$tmp_dir/srv.out")"
+	ktap_result "$name" $rc
+	xfer_rc=$rc
+}
+
+# start_many TAG N BYTES: N transfers to SMCR_B of BYTES each way,
+# running once this returns (pids in many)
+start_many()
+{
+	local i port
+
+	many=()
+	for i in $(seq "$2"); do
+		port=$(free_port)
+		"$XFER" -s "$SMCR_B" "$port" -n "$3" -m "$3" -S "$i" \
+			-t 240 -r "$tmp_dir/$1.r$i" > "$tmp_dir/$1.s$i" 2>&1 &
+		many+=($!)
+		track $!
+		wait_until 10 test -e "$tmp_dir/$1.r$i"
+		"$XFER" -c "$SMCR_B" "$port" -n "$3" -m "$3" -S "$i" \
+			-t 240 > "$tmp_dir/$1.c$i" 2>&1 &
+		many+=($!)
+		track $!
+	done
+	sleep 2
+}
+
+# end_many TAG: every transfer of start_many TAG succeeded
+end_many()
+{
+	local p rc=0
+
+	for p in "${many[@]}"; do
+		wait "$p" || rc=1
+	done
+	[ $rc -eq 0 ] ||
+		ktap_diag "$(cat "$tmp_dir/$1".[cs]* | grep -v ' ok$' | tail -20)"
+	return $rc
+}
