@@ -28,6 +28,7 @@ ktap_header()
 {
 	echo "TAP version 13"
 	echo "1..$1"
+	ktap_mark
 }
 
 ktap_diag()
@@ -39,18 +40,46 @@ ktap_diag()
 	done <<< "$*"
 }
 
+# Seconds since boot at the last result: a failure shows the kernel
+# messages that came after it
+ktap_since=0
+
+ktap_mark()
+{
+	ktap_since=$(cut -d' ' -f1 /proc/uptime 2>/dev/null || echo 0)
+}
+
+# ktap_klog: the kernel messages since the last result (the last 25),
+# as diagnostics; nothing when the log cannot be read
+ktap_klog()
+{
+	local lines
+
+	lines=$(dmesg 2>/dev/null | awk -v t="$ktap_since" '
+		match($0, /^\[ *[0-9]+\.[0-9]+\]/) {
+			ts = substr($0, 2, RLENGTH - 2) + 0
+			if (ts > t + 0)
+				print
+		}' | tail -n 25)
+	[ -z "$lines" ] || ktap_diag "kernel log since the last result:
+$lines"
+}
+
 ktap_ok()
 {
 	ktap_nr=$((ktap_nr + 1))
 	ktap_pass=$((ktap_pass + 1))
 	echo "ok $ktap_nr $1"
+	ktap_mark
 }
 
 ktap_not_ok()
 {
+	ktap_klog
 	ktap_nr=$((ktap_nr + 1))
 	ktap_fail=$((ktap_fail + 1))
 	echo "not ok $ktap_nr $1"
+	ktap_mark
 }
 
 # ktap_result NAME STATUS: ok when STATUS is 0

@@ -129,7 +129,7 @@ rc=0
 n=$(link_conns client "$SMCR_RXEA")
 [ "$(link_conns client "$SMCR_RXEA2")" = 0 ] || rc=1
 [ "${n:-0}" -ge 1 ] || rc=1
-ktap_diag "$("$SMC_TOOL" lgr)"
+ktap_diag "$(cat "$LGRS"; "$SMC_TOOL" lgr)"
 end_many first || rc=1
 ktap_result "4 transfers while asymmetric: on the first link, verified" $rc
 
