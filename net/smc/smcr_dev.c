@@ -159,6 +159,7 @@ static int smcr_dev_add(struct ib_device *ibdev)
 		return -ENOMEM;
 	dev->ibdev = ibdev;
 	dev->ncqv = n;
+	dev->reg_alone = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
 	for (p = 0; p < n; p++)
 		INIT_LIST_HEAD(&dev->cqv[p].srqs);
 	refcount_set(&dev->refs, 1);

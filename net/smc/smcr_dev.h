@@ -52,6 +52,14 @@ struct smcr_dev {
 	bool			gone;		/* remove() runs */
 	/* does the device signal Last WQE Reached? (SMCR_LAST_WQE_*) */
 	u8			last_wqe;
+	/*
+	 * A REG_MR must run alone on its QP: rxe marks a local operation
+	 * done when it runs it but retires it only in send queue order,
+	 * and a retransmission of an earlier write rewinds over it and
+	 * runs it again, which fails (the region is no longer free) and
+	 * puts the QP in error.
+	 */
+	bool			reg_alone;
 	struct ib_event_handler	events;
 	struct work_struct	port_work;	/* reads the port states */
 	spinlock_t		lock;		/* the fields below */

@@ -407,6 +407,11 @@ static bool smcr_slot_try(struct smcr_link *link, bool queued,
 		*slot = ERR_PTR(-ENOLINK);
 		return true;
 	}
+	/* a REG_MR runs alone (smcr_slot_get_alone()) */
+	if (link->slots_held) {
+		spin_unlock_bh(&link->slot_lock);
+		return false;
+	}
 	/* fairness: a newcomer waits behind those already queued */
 	if (!queued && waitqueue_active(&link->slot_wq)) {
 		spin_unlock_bh(&link->slot_lock);
@@ -532,23 +537,84 @@ int smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
 	return __smcr_slot_post(slot, writes, nwrites, 0);
 }
 
+static bool smcr_link_slots_back(struct smcr_link *link)
+{
+	bool all;
+
+	spin_lock_bh(&link->slot_lock);
+	all = bitmap_full(link->slot_free, link->nslots);
+	spin_unlock_bh(&link->slot_lock);
+	return all;
+}
+
+/* The others may have slots again; those queued retry in their order */
+static void smcr_slots_release(struct smcr_link *link)
+{
+	spin_lock_bh(&link->slot_lock);
+	link->slots_held = false;
+	spin_unlock_bh(&link->slot_lock);
+	wake_up_all(&link->slot_wq);
+}
+
+static bool smcr_link_quiet(struct smcr_link *link)
+{
+	return smcr_link_slots_back(link) ||
+	       READ_ONCE(link->state) == SMCR_LINK_DOWN;
+}
+
+/*
+ * A slot of @link for a REG_MR that is to run alone (dev->reg_alone):
+ * no slot is handed out from now until smcr_slots_release(), and the
+ * ones out come back first (up to SMCR_QUIET_WAIT), so that the send
+ * queue is empty.  When it does not empty in time (a slow peer), the
+ * REG_MR goes anyway, as on any other device; nothing is posted behind
+ * it until it completes.
+ */
+static struct smcr_slot *smcr_slot_get_alone(struct smcr_link *link)
+{
+	struct smcr_slot *slot = ERR_PTR(-ENOLINK);
+	unsigned int i;
+
+	spin_lock_bh(&link->slot_lock);
+	if (link->state != SMCR_LINK_DOWN)
+		link->slots_held = true;
+	spin_unlock_bh(&link->slot_lock);
+	if (!link->slots_held)
+		return slot;
+	wait_event_timeout(link->slot_wq, smcr_link_quiet(link),
+			   SMCR_QUIET_WAIT);
+	spin_lock_bh(&link->slot_lock);
+	i = find_first_bit(link->slot_free, link->nslots);
+	if (link->state != SMCR_LINK_DOWN && i < link->nslots) {
+		__clear_bit(i, link->slot_free);
+		slot = &link->slots[i];
+	}
+	spin_unlock_bh(&link->slot_lock);
+	if (IS_ERR(slot))
+		smcr_slots_release(link);
+	return slot;
+}
+
 /*
  * Make @buf usable for the peer's RDMA writes on @link: a fast
  * registration work request, waited for up to SMCR_REG_WAIT.
  */
 int smcr_link_reg_buf(struct smcr_link *link, struct smcr_buf *buf)
 {
+	bool alone = link->dev->reg_alone;
 	struct ib_reg_wr wr = {};
 	const struct ib_send_wr *bad;
 	struct smcr_slot *slot;
 	long left;
 	int rc;
 
-	/* a slot is the ticket for the send queue */
-	slot = smcr_slot_get(link, true);
-	if (IS_ERR(slot))
-		return PTR_ERR(slot);
 	mutex_lock(&link->reg_lock);
+	/* a slot is the ticket for the send queue */
+	slot = alone ? smcr_slot_get_alone(link) : smcr_slot_get(link, true);
+	if (IS_ERR(slot)) {
+		mutex_unlock(&link->reg_lock);
+		return PTR_ERR(slot);
+	}
 	reinit_completion(&link->reg_done);
 	link->reg_status = -ETIMEDOUT;
 	wr.wr.wr_cqe = &link->reg_cqe;
@@ -565,8 +631,10 @@ int smcr_link_reg_buf(struct smcr_link *link, struct smcr_buf *buf)
 						   SMCR_REG_WAIT);
 		rc = left ? link->reg_status : -ETIMEDOUT;
 	}
-	mutex_unlock(&link->reg_lock);
 	smcr_slot_put(slot);
+	if (alone)
+		smcr_slots_release(link);
+	mutex_unlock(&link->reg_lock);
 	if (rc)
 		smcr_link_down(link);
 	return rc;
@@ -820,16 +888,6 @@ void smcr_link_down(struct smcr_link *link)
 {
 	if (smcr_link_set_down(link))
 		smcr_lgr_link_down(link->lgr);
-}
-
-static bool smcr_link_slots_back(struct smcr_link *link)
-{
-	bool all;
-
-	spin_lock_bh(&link->slot_lock);
-	all = bitmap_full(link->slot_free, link->nslots);
-	spin_unlock_bh(&link->slot_lock);
-	return all;
 }
 
 /*

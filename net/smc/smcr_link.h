@@ -59,6 +59,7 @@ struct smcr_srq;
 
 #define SMCR_SLOT_WAIT		(10 * HZ)	/* then the link is down */
 #define SMCR_REG_WAIT		(5 * HZ)	/* memory registration */
+#define SMCR_QUIET_WAIT		(2 * HZ)	/* the send queue empties */
 #define SMCR_LLC_WAIT		(2 * HZ)	/* an LLC response */
 #define SMCR_CONFIRM_WAIT	(4 * HZ)	/* client: first CONFIRM LINK */
 #define SMCR_ADD_WAIT		(5 * HZ)	/* CONFIRM LINK of an added link */
@@ -141,6 +142,7 @@ struct smcr_link {
 	unsigned int		nslots;		/* from smcr_max_send_wr */
 	unsigned long		*slot_free;
 	wait_queue_head_t	slot_wq;
+	bool			slots_held;	/* for a REG_MR alone */
 	struct smcr_slot	*slots;
 	u8			*slot_bufs;
 	u64			slot_dma;
