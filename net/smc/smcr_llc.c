@@ -829,6 +829,11 @@ static bool smcr_llc_remove_link(struct smcr_lgr *lgr, struct smcr_link *link,
 		smcr_llc_arm(other, SMC_LLC_DELETE_LINK, true);
 	if (!smcr_llc_send(other, &m) && lgr->role == SMCR_LGR_SERVER)
 		smcr_llc_wait(other, SMCR_LLC_WAIT, &m);
+	/* a lost path: the server looks for a second link again, over
+	 * whatever is left (SMCR_ADD_TRIES bounds it)
+	 */
+	if (lgr->role == SMCR_LGR_SERVER && reason == SMC_LLC_DEL_LOST_PATH)
+		smcr_lgr_want_add(lgr, false);
 	return true;
 }
 
