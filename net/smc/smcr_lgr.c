@@ -40,6 +40,7 @@ static DEFINE_MUTEX(smcr_lgrs_lock);	/* smcr_lgrs, conns of each lgr */
 /* link-group ends, LLC work and linger timers; drained at unload */
 static struct workqueue_struct *smcr_lgr_wq;
 static struct dentry *smcr_lgr_debugfs;
+static struct dentry *smcr_link_error_debugfs;
 
 static void smcr_lgr_free(struct smcr_lgr *lgr)
 {
@@ -883,6 +884,56 @@ static int smcr_lgrs_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(smcr_lgrs);
 
+/*
+ * Tests: "GROUP LINK" written to smcr-link-error puts that link's QP in
+ * the error state, as a device does when a work request fails; the
+ * completions flushed then take the link down as for a real failure.
+ */
+static ssize_t smcr_link_error_write(struct file *file,
+				     const char __user *ubuf, size_t len,
+				     loff_t *ppos)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct smcr_link *link;
+	struct smcr_lgr *lgr;
+	u32 lgr_id, link_id;
+	char buf[32];
+	int rc = -ENOENT;
+	unsigned int i;
+
+	if (!len || len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u %u", &lgr_id, &link_id) != 2)
+		return -EINVAL;
+	mutex_lock(&smcr_lgrs_lock);
+	list_for_each_entry(lgr, &smcr_lgrs, list) {
+		if (lgr->id != lgr_id)
+			continue;
+		for (i = 0; i < SMCR_LINKS; i++) {
+			link = lgr->links[i];
+			if (link && link->id == link_id && link->qp &&
+			    READ_ONCE(link->state) == SMCR_LINK_ACTIVE) {
+				rc = ib_modify_qp(link->qp, &attr,
+						  IB_QP_STATE);
+				break;
+			}
+		}
+		break;
+	}
+	mutex_unlock(&smcr_lgrs_lock);
+	return rc ?: len;
+}
+
+static const struct file_operations smcr_link_error_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= smcr_link_error_write,
+	.llseek	= noop_llseek,
+};
+
 int smcr_lgr_init(struct dentry *debugfs)
 {
 	smcr_lgr_wq = alloc_workqueue("smcr_lgr_wq", 0, 0);
@@ -891,6 +942,9 @@ int smcr_lgr_init(struct dentry *debugfs)
 	smcr_lgr_debugfs = debugfs_create_file("smcr-linkgroups", 0444,
 					       debugfs, NULL,
 					       &smcr_lgrs_fops);
+	smcr_link_error_debugfs = debugfs_create_file("smcr-link-error",
+						      0200, debugfs, NULL,
+						      &smcr_link_error_fops);
 	return 0;
 }
 
@@ -899,6 +953,8 @@ void smcr_lgr_exit(void)
 {
 	struct smcr_lgr *lgr;
 
+	debugfs_remove(smcr_link_error_debugfs);
+	smcr_link_error_debugfs = NULL;
 	debugfs_remove(smcr_lgr_debugfs);
 	smcr_lgr_debugfs = NULL;
 	for (;;) {

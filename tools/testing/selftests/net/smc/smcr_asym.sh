@@ -11,23 +11,27 @@
 # A's asym-peer ("smc lgr").  New connections keep to the first link;
 # when A's first pair goes down under traffic, they move to the second
 # and complete, verified.  When the pair comes back, A asks for a link
-# (REQUEST ADD LINK) and gets one.  B to A: now A, the server, has two
-# devices, and B, the client, makes the second link on its one.
+# (REQUEST ADD LINK) and gets one.  Then the QP of the link in use goes
+# to the error state under traffic, at A and then at B (the module's
+# smcr-link-error in debugfs): the connections move, complete, verified,
+# and the server makes a second link again.  B to A: now A, the server,
+# has two devices, and B, the client, makes the second link on its one.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smcr_topo.sh"
 . "$(dirname "$0")/smcr_xfer.sh"
 
 LGRS=/sys/kernel/debug/smc/smcr-linkgroups
+LINK_ERROR=/sys/kernel/debug/smc/smcr-link-error
 XFER=$HERE/smc_xfer
 SMC_TOOL=$REPO/tools/net/smc/smc
-NCASES=8
+NCASES=10
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
 require_tools rdma ip sysctl python3
 mount_debugfs
-[ -r "$LGRS" ] || ktap_skip_all "no $LGRS"
+[ -r "$LGRS" ] && [ -w "$LINK_ERROR" ] || ktap_skip_all "no $LGRS"
 [ -x "$XFER" ] || ktap_skip_all "smc_xfer not built"
 [ -x "$SMC_TOOL" ] || ktap_skip_all "tools/net/smc/smc not built"
 smcr_topo_setup
@@ -158,7 +162,33 @@ wait_until 30 asym client server || rc=1
 ktap_diag "$(cat "$LGRS"; "$SMC_TOOL" lgr)"
 ktap_result "A's pair up again: an asymmetric link again" $rc
 
-# 6, 7: B to A: A, the server, has two devices; B makes the second
+# qp_error ROLE: the QP of the link that carries connections in the
+# group in ROLE goes to the error state, as after a failed work request
+qp_error()
+{
+	local id link
+
+	read -r id link < <("$SMC_TOOL" lgr 2>/dev/null | awk -v role="$1" '
+		/^smcr lgr / { in_grp = ($4 == role); id = $3 }
+		in_grp && $1 == "link" && $9 > 0 { print id, $2; exit }')
+	[ -n "$link" ] && echo "$((16#$id)) $link" > "$LINK_ERROR"
+}
+
+# 6, 7: a QP fails under traffic, A's and then B's: the connections
+# move to the link that is left and complete; a link comes back
+for role in client server; do
+	base=$(moved "$role")
+	start_many "qp$role" 4 30000000
+	rc=0
+	qp_error "$role" || rc=1
+	end_many "qp$role" || rc=1
+	[ "$(moved "$role")" -gt "$base" ] || rc=1
+	wait_until 30 asym client server || rc=1
+	ktap_diag "$(cat "$LGRS")"
+	ktap_result "a QP of the $role fails under traffic: moved, verified" $rc
+done
+
+# 8, 9: B to A: A, the server, has two devices; B makes the second
 # link on its one
 xfer "B to A takes SMC-R" "$SMCR_A" 500000 500000
 [ "$xfer_rc" = 0 ] || ktap_diag "$(ip neigh show; ip route show table all |
@@ -169,7 +199,7 @@ wait_until 20 asym server client || rc=1
 ktap_diag "$(cat "$LGRS"; "$SMC_TOOL" lgr)"
 ktap_result "B with one device as the client: asym-local there" $rc
 
-# 8: nothing is left behind
+# 10: nothing is left behind
 rc=0
 wait_until 20 sh -c "[ \"\$($SMC_PATH -c 2>/dev/null)\" = 0 ]" || rc=1
 wait_until 20 sh -c "! grep -qv ' conns 0 ' $LGRS" || rc=1
