@@ -646,6 +646,14 @@ static u8 smcr_lgr_type(struct smcr_lgr *lgr)
 	return SMCR_LGR_SYMMETRIC;
 }
 
+/* Is every live link of @lgr on one device of ours?  smcr_lgrs_lock held */
+static bool smcr_lgr_one_dev(struct smcr_lgr *lgr)
+{
+	u8 type = smcr_lgr_type(lgr);
+
+	return type == SMCR_LGR_SINGLE || type == SMCR_LGR_ASYM_LOCAL;
+}
+
 /*
  * A port of @dev came up: a group with one link, or with both on one
  * device of ours, may get a link over it.  The server adds it; the
@@ -654,13 +662,11 @@ static u8 smcr_lgr_type(struct smcr_lgr *lgr)
 void smcr_lgrs_port_up(struct smcr_dev *dev)
 {
 	struct smcr_lgr *lgr;
-	u8 type;
 
 	mutex_lock(&smcr_lgrs_lock);
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
-		type = smcr_lgr_type(lgr);
 		if (!lgr->ready || lgr->max_links < SMCR_LINKS ||
-		    (type != SMCR_LGR_SINGLE && type != SMCR_LGR_ASYM_LOCAL))
+		    !smcr_lgr_one_dev(lgr))
 			continue;
 		smcr_lgr_want_add(lgr, true);
 	}
@@ -826,11 +832,11 @@ void smcr_lgr_dev_usage(const struct smcr_dev *dev, u32 *port_links,
 	struct smcr_link *link;
 	struct smcr_lgr *lgr;
 	unsigned int i;
-	u8 type;
+	bool one_dev;
 
 	mutex_lock(&smcr_lgrs_lock);
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
-		type = smcr_lgr_type(lgr);
+		one_dev = smcr_lgr_one_dev(lgr);
 		for (i = 0; i < SMCR_LINKS; i++) {
 			link = lgr->links[i];
 			if (!link || link->dev != dev)
@@ -841,9 +847,7 @@ void smcr_lgr_dev_usage(const struct smcr_dev *dev, u32 *port_links,
 			if (link->qp && link->vec < dev->ncqv)
 				vec_done[link->vec] +=
 					READ_ONCE(link->completions);
-			if ((type == SMCR_LGR_SINGLE ||
-			     type == SMCR_LGR_ASYM_LOCAL) &&
-			    READ_ONCE(link->state) != SMCR_LINK_DOWN)
+			if (one_dev && READ_ONCE(link->state) != SMCR_LINK_DOWN)
 				*crit = true;
 		}
 	}
