@@ -70,7 +70,12 @@ static int smcr_dev_port_ndev(struct ib_device *ibdev, u32 port, int tbl_len,
 	return ifindex;
 }
 
-static void smcr_dev_read_ports(struct smcr_dev *dev)
+/*
+ * Read the ports' states and netdevs.  With @listed (the device is in
+ * smcr_devs, with its PNET IDs), the link groups hear of ports that
+ * went down or came up.
+ */
+static void smcr_dev_read_ports(struct smcr_dev *dev, bool listed)
 {
 	char names[SMCR_PNET_PORTS][IFNAMSIZ] = {};
 	int ifindex[SMCR_PNET_PORTS] = {};
@@ -97,6 +102,8 @@ static void smcr_dev_read_ports(struct smcr_dev *dev)
 	memcpy(dev->ndev_ifindex, ifindex, sizeof(ifindex));
 	memcpy(dev->ndev_name, names, sizeof(names));
 	spin_unlock_bh(&dev->lock);
+	if (!listed)
+		return;
 	/* the links on a port that went down fail now, not at a timeout */
 	for_each_set_bit(p, &lost, SMCR_MAX_PORTS)
 		smcr_lgrs_port_down(dev, p + 1);
@@ -112,7 +119,7 @@ static void smcr_dev_port_work(struct work_struct *work)
 {
 	struct smcr_dev *dev = container_of(work, struct smcr_dev, port_work);
 
-	smcr_dev_read_ports(dev);
+	smcr_dev_read_ports(dev, true);
 }
 
 static void smcr_dev_event(struct ib_event_handler *handler,
@@ -167,7 +174,7 @@ static int smcr_dev_add(struct ib_device *ibdev)
 	init_waitqueue_head(&dev->unbind_wq);
 	spin_lock_init(&dev->lock);
 	INIT_WORK(&dev->port_work, smcr_dev_port_work);
-	smcr_dev_read_ports(dev);
+	smcr_dev_read_ports(dev, false);
 	/* entries made for this device before it came */
 	for (p = 0; p < SMCR_PNET_PORTS; p++)
 		smc_pnet_lookup_dev(dev_name(&ibdev->dev),
@@ -181,6 +188,10 @@ static int smcr_dev_add(struct ib_device *ibdev)
 	atomic_inc(&smcr_ndevs);
 	mutex_unlock(&smcr_devs_lock);
 	ib_set_client_data(ibdev, &smcr_ib_client, dev);
+	/* a group may take an active port for a second link, now that
+	 * the device can be found
+	 */
+	schedule_work(&dev->port_work);
 	return 0;
 }
 
