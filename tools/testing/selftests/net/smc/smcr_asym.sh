@@ -14,8 +14,11 @@
 # (REQUEST ADD LINK) and gets one.  Then the QP of the link in use goes
 # to the error state under traffic, at A and then at B (the module's
 # smcr-link-error in debugfs): the connections move, complete, verified,
-# and the server makes a second link again.  B to A: now A, the server,
-# has two devices, and B, the client, makes the second link on its one.
+# and the server makes a second link again.  When B gets a second
+# device, the server gives up the asymmetric link for a symmetric one,
+# and makes it asymmetric again when the device goes.  B to A: now A,
+# the server, has two devices, and B, the client, makes the second link
+# on its one.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smcr_topo.sh"
@@ -25,7 +28,7 @@ LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 LINK_ERROR=/sys/kernel/debug/smc/smcr-link-error
 XFER=$HERE/smc_xfer
 SMC_TOOL=$REPO/tools/net/smc/smc
-NCASES=10
+NCASES=11
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
@@ -95,6 +98,18 @@ asym()
 		"$SMCR_RXEB" "$SMCR_RXEB")" ] &&
 	[ "$(lgr_type "$1" a)" = asym-peer ] &&
 	[ "$(lgr_type "$2" b)" = asym-local ]
+}
+
+# sym: A's group (client) and B's (server) have a link on each of
+# their devices, of type symmetric
+sym()
+{
+	[ "$(links client a)" = "$(printf '%s active\n%s active' \
+		"$SMCR_RXEA" "$SMCR_RXEA2" | sort)" ] &&
+	[ "$(links server b)" = "$(printf '%s active\n%s active' \
+		"$SMCR_RXEB" "$SMCR_RXEB2" | sort)" ] &&
+	[ "$(lgr_type client a)" = symmetric ] &&
+	[ "$(lgr_type server b)" = symmetric ]
 }
 
 # one_link ROLE END RXE: the group in ROLE at END has one link, on RXE
@@ -188,7 +203,22 @@ for role in client server; do
 	ktap_result "a QP of the $role fails under traffic: moved, verified" $rc
 done
 
-# 8, 9: B to A: A, the server, has two devices; B makes the second
+# 8: B gets a second device: the server gives up its asymmetric link
+# (DELETE LINK, reason 0x00050000) and makes a symmetric one over it;
+# a transfer over the group afterwards
+rc=0
+pnet --add SIDEB --ib "$SMCR_RXEB2" --port 1 && smcr_br_b2_up || rc=1
+wait_until 30 sym || rc=1
+ktap_diag "$(cat "$LGRS"; "$SMC_TOOL" lgr)"
+start_many sym 2 10000000
+end_many sym || rc=1
+sym || rc=1
+rdma link delete "$SMCR_RXEB2" || rc=1
+wait_until 30 asym client server || rc=1
+ktap_diag "$(cat "$LGRS")"
+ktap_result "B's second device: symmetric, then asymmetric again when it goes" $rc
+
+# 9, 10: B to A: A, the server, has two devices; B makes the second
 # link on its one
 xfer "B to A takes SMC-R" "$SMCR_A" 500000 500000
 [ "$xfer_rc" = 0 ] || ktap_diag "$(ip neigh show; ip route show table all |
@@ -199,7 +229,7 @@ wait_until 20 asym server client || rc=1
 ktap_diag "$(cat "$LGRS"; "$SMC_TOOL" lgr)"
 ktap_result "B with one device as the client: asym-local there" $rc
 
-# 10: nothing is left behind
+# 11: nothing is left behind
 rc=0
 wait_until 20 sh -c "[ \"\$($SMC_PATH -c 2>/dev/null)\" = 0 ]" || rc=1
 wait_until 20 sh -c "! grep -qv ' conns 0 ' $LGRS" || rc=1

@@ -243,10 +243,14 @@ smcr_gid_index()
 #
 #   rxea  - smcra  ==== smcrp  \
 #                                 smcbr (B) - rxeb
-#   rxea2 - smcra2 ==== smcrp2 /
+#   rxea2 - smcra2 ==== smcrp2 /      |
+#                                    smcrp3 ==== smcrb2 (B2) - rxeb2
+#
+# (the last pair only with smcr_br_b2_up)
 SMCR_BR=smcbr$$
 SMCR_PORTB=smcrp$$
 SMCR_PORTB2=smcrp2$$
+SMCR_PORTB3=smcrp3$$
 smcr_br_state=""
 
 # smcr_br_up: builds it (instead of smcr_topo_up); 0 when the three
@@ -301,21 +305,52 @@ smcr_br_up()
 		smcr_gid_index "$SMCR_RXEA2" "$SMCR_A2" >/dev/null
 }
 
-# smcr_br_down: undoes whatever smcr_br_up got to
+# smcr_br_b2_up: B's second device, rxeb2 on B2 (in B's subnet, as A2
+# is in A's), on a pair whose other end joins the bridge; B2 reaches A
+# and A2 out of its own netdev, and A's devices reach B2 as they reach B
+smcr_br_b2_up()
+{
+	local dev=$SMCR_NETB2
+
+	ip link add "$dev" type veth peer name "$SMCR_PORTB3" &&
+		ip addr add "$SMCR_B2/24" dev "$dev" noprefixroute &&
+		ip link set "$SMCR_PORTB3" master "$SMCR_BR" &&
+		ip link set "$SMCR_PORTB3" up || return 1
+	smcr_sysctl "net.ipv4.conf.$dev.accept_local" 1
+	smcr_sysctl "net.ipv4.conf.$dev.rp_filter" 0
+	smcr_sysctl "net.ipv4.conf.$dev.arp_ignore" 1
+	smcr_sysctl "net.ipv4.conf.$dev.arp_announce" 2
+	ip link set "$dev" up &&
+		ip route add "$SMCR_A/32" dev "$dev" metric 2 \
+			table $SMCR_TABLE_B &&
+		ip route add "$SMCR_A2/32" dev "$dev" metric 2 \
+			table $SMCR_TABLE_B &&
+		ip route add "$SMCR_B2/32" dev "$SMCR_NETA" table $SMCR_TABLE_A &&
+		ip route add "$SMCR_B2/32" dev "$SMCR_NETA2" metric 2 \
+			table $SMCR_TABLE_A &&
+		ip rule add pref 13 iif lo to "$SMCR_B2" lookup $SMCR_TABLE_A &&
+		rdma link add "$SMCR_RXEB2" type rxe netdev "$dev" &&
+		smcr_wait_active "$SMCR_RXEB2" &&
+		smcr_gid_index "$SMCR_RXEB2" "$SMCR_B2" >/dev/null
+}
+
+# smcr_br_down: undoes whatever smcr_br_up and smcr_br_b2_up got to
 smcr_br_down()
 {
 	local rxe
 
 	case "$smcr_br_state" in
 	rxe)
-		for rxe in "$SMCR_RXEA" "$SMCR_RXEA2" "$SMCR_RXEB"; do
+		for rxe in "$SMCR_RXEA" "$SMCR_RXEA2" "$SMCR_RXEB" \
+			   "$SMCR_RXEB2"; do
 			rdma link delete "$rxe" 2>/dev/null
 		done ;&
 	local) smcr_local_back ;&
-	rules) smcr_rules_del 10 11 12 ;&
+	rules) smcr_rules_del 10 11 12 13 ;&
 	links)
 		ip link del "$SMCR_NETA" 2>/dev/null
 		ip link del "$SMCR_NETA2" 2>/dev/null
+		ip link del "$SMCR_NETB2" 2>/dev/null
 		ip link del "$SMCR_BR" 2>/dev/null ;;
 	esac
 	[ -z "$smcr_rp_filter_all" ] ||
