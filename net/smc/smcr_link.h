@@ -16,7 +16,8 @@
  * connection needs no registration.
  *
  * Lock order: smcr_lgr.llc_flow (mutex) -> smcr_lgrs_lock (mutex) ->
- * smcr_lgr.buf_lock (mutex); smc_conn.tx_lock -> smcr_link.slot_lock;
+ * smcr_lgr.buf_lock (mutex) -> smcr_link.reg_lock (mutex);
+ * smc_conn.tx_lock -> smcr_link.slot_lock; reg_lock -> slot_lock;
  * slot_lock, llc_lock, rtok_lock and ev_lock are leaves.  Completion
  * handlers run in softirq and take only spinlocks.
  */
