@@ -265,6 +265,7 @@ struct smcr_lgr {
 	bool			add_fresh;	/* a port came up: try again */
 	bool			add_req;	/* server: the client asked */
 	u8			add_fails;	/* in a row, under llc_flow */
+	u8			lost_adds;	/* searches after lost paths, same */
 	/* server, under llc_flow: the client refused a link on our one
 	 * device (it has one too), until it asks for a link
 	 */

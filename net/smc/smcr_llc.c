@@ -830,10 +830,15 @@ static bool smcr_llc_remove_link(struct smcr_lgr *lgr, struct smcr_link *link,
 	if (!smcr_llc_send(other, &m) && lgr->role == SMCR_LGR_SERVER)
 		smcr_llc_wait(other, SMCR_LLC_WAIT, &m);
 	/* a lost path: the server looks for a second link again, over
-	 * whatever is left (SMCR_ADD_TRIES bounds it)
+	 * whatever is left; a path that fails again and again (a link
+	 * that comes up but breaks under traffic) gets SMCR_ADD_TRIES
+	 * searches until a port comes up
 	 */
-	if (lgr->role == SMCR_LGR_SERVER && reason == SMC_LLC_DEL_LOST_PATH)
+	if (lgr->role == SMCR_LGR_SERVER && reason == SMC_LLC_DEL_LOST_PATH &&
+	    lgr->lost_adds < SMCR_ADD_TRIES) {
+		lgr->lost_adds++;
 		smcr_lgr_want_add(lgr, false);
+	}
 	return true;
 }
 
@@ -926,8 +931,10 @@ static bool smcr_llc_take_want_add(struct smcr_lgr *lgr, bool *req)
 	lgr->want_add = false;
 	*req = lgr->add_req;
 	lgr->add_req = false;
-	if (lgr->add_fresh)
+	if (lgr->add_fresh) {
 		lgr->add_fails = 0;
+		lgr->lost_adds = 0;
+	}
 	lgr->add_fresh = false;
 	spin_unlock_bh(&lgr->ev_lock);
 	return want;
