@@ -568,7 +568,8 @@ static bool smcr_link_quiet(struct smcr_link *link)
  * ones out come back first (up to SMCR_QUIET_WAIT), so that the send
  * queue is empty.  When it does not empty in time (a slow peer), the
  * REG_MR goes anyway, as on any other device; nothing is posted behind
- * it until it completes.
+ * it until it completes.  With no slot free at all, it waits for one
+ * like any sender (and the link fails if none comes).
  */
 static struct smcr_slot *smcr_slot_get_alone(struct smcr_link *link)
 {
@@ -590,8 +591,11 @@ static struct smcr_slot *smcr_slot_get_alone(struct smcr_link *link)
 		slot = &link->slots[i];
 	}
 	spin_unlock_bh(&link->slot_lock);
-	if (IS_ERR(slot))
+	if (IS_ERR(slot)) {
 		smcr_slots_release(link);
+		if (READ_ONCE(link->state) != SMCR_LINK_DOWN)
+			slot = smcr_slot_get(link, true);
+	}
 	return slot;
 }
 
