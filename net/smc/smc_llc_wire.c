@@ -314,3 +314,42 @@ int smc_llc_build(u8 *out, u32 outlen, const struct smc_llc_msg *m,
 	}
 	return len;
 }
+
+/*
+ * ADD LINK CONTINUATION @m for the new link @link_id with the next (up
+ * to) two of the @n triples @rk, of which *@sent went before (advanced
+ * here).  It tells how many the sender has left, these included.
+ * @resp: the client's, which answer the server's.
+ */
+void smc_llc_cont_fill(struct smc_llc_msg *m, u8 link_id, bool resp,
+		       const struct smc_llc_rkey *rk, unsigned int n,
+		       unsigned int *sent)
+{
+	unsigned int i, k = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->hdr.type = SMC_LLC_ADD_LINK_CONT;
+	m->hdr.version = 1;
+	m->hdr.flags = resp ? SMC_LLC_FLAG_RESP : 0;
+	m->add_link_cont.link_id = link_id;
+	if (*sent < n) {
+		k = n - *sent < 2 ? n - *sent : 2;
+		m->add_link_cont.num_rkeys = n - *sent > 255 ? 255 :
+					     n - *sent;
+	}
+	for (i = 0; i < k; i++)
+		m->add_link_cont.rk[i] = rk[*sent + i];
+	*sent += k;
+}
+
+/* The triples ADD LINK CONTINUATION @m carries */
+unsigned int smc_llc_cont_count(const struct smc_llc_msg *m)
+{
+	return m->add_link_cont.num_rkeys < 2 ? m->add_link_cont.num_rkeys : 2;
+}
+
+/* The triples its sender has left after ADD LINK CONTINUATION @m */
+unsigned int smc_llc_cont_left(const struct smc_llc_msg *m)
+{
+	return m->add_link_cont.num_rkeys - smc_llc_cont_count(m);
+}

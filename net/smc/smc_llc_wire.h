@@ -138,5 +138,10 @@ int smc_llc_build(u8 *out, u32 outlen, const struct smc_llc_msg *m,
 int smc_llc_add_link_rkey(const u8 *buf, u32 len,
 			  const struct smc_llc_msg *m, unsigned int i,
 			  struct smc_llc_rkey *rk);
+void smc_llc_cont_fill(struct smc_llc_msg *m, u8 link_id, bool resp,
+		       const struct smc_llc_rkey *rk, unsigned int n,
+		       unsigned int *sent);
+unsigned int smc_llc_cont_count(const struct smc_llc_msg *m);
+unsigned int smc_llc_cont_left(const struct smc_llc_msg *m);
 
 #endif /* _SMC_LLC_WIRE_H */

@@ -1795,6 +1795,71 @@ static void test_llc_roundtrip(void)
 		CHECK_EQ(b[len], 0);
 }
 
+/*
+ * SMC-Rv1 ADD LINK: both sides send their triples in ADD LINK
+ * CONTINUATIONs, turn by turn, through the wire encoding.  Each must
+ * get the other's, in order, once, and both must stop on the same turn.
+ */
+static void cont_send(struct smc_llc_rkey *rk, unsigned int n,
+		      unsigned int *sent, bool resp, struct smc_llc_msg *q)
+{
+	struct smc_llc_msg m;
+	u8 b[SMC_LLC_MSG_LEN];
+
+	smc_llc_cont_fill(&m, 4, resp, rk, n, sent);
+	CHECK_EQ(smc_llc_build(b, sizeof(b), &m, NULL), SMC_LLC_MSG_LEN);
+	CHECK_EQ(b[0], SMC_LLC_ADD_LINK_CONT);
+	CHECK_EQ(b[3], resp ? SMC_LLC_FLAG_RESP : 0);
+	CHECK_EQ(smc_llc_parse(b, sizeof(b), q), 0);
+	CHECK_EQ(q->add_link_cont.link_id, 4);
+}
+
+static void cont_learn(const struct smc_llc_msg *q,
+		       const struct smc_llc_rkey *want, unsigned int *got)
+{
+	unsigned int i;
+
+	for (i = 0; i < smc_llc_cont_count(q); i++, (*got)++)
+		CHECK(!memcmp(&q->add_link_cont.rk[i], &want[*got],
+			      sizeof(want[0])) || !"triple differs");
+}
+
+static void test_llc_cont_exchange(void)
+{
+	static const unsigned int sizes[] = { 0, 1, 2, 3, 4, 5, 8, 255 };
+	static struct smc_llc_rkey rs[255], rc[255];
+	unsigned int a, b, i, ns, nc, sent_s, sent_c, got_s, got_c, turns;
+	bool more_s, more_c;
+	struct smc_llc_msg q;
+
+	for (i = 0; i < 255; i++) {
+		rs[i] = (struct smc_llc_rkey){ i + 1, i + 1000, 0x10000ULL * i };
+		rc[i] = (struct smc_llc_rkey){ i + 7, i + 5000, 0x30000ULL * i };
+	}
+	for (a = 0; a < ARRAY_SIZE(sizes); a++) {
+		for (b = 0; b < ARRAY_SIZE(sizes); b++) {
+			ns = sizes[a];
+			nc = sizes[b];
+			sent_s = sent_c = got_s = got_c = turns = 0;
+			do {
+				/* the server's message, then the answer */
+				cont_send(rs, ns, &sent_s, false, &q);
+				cont_learn(&q, rs, &got_c);
+				more_c = sent_c + 2 < nc ||
+					 smc_llc_cont_left(&q);
+				cont_send(rc, nc, &sent_c, true, &q);
+				cont_learn(&q, rc, &got_s);
+				more_s = sent_s < ns || smc_llc_cont_left(&q);
+				CHECK_EQ(more_s, more_c);
+			} while (more_s && ++turns < 200);
+			CHECK_EQ(got_c, ns);
+			CHECK_EQ(got_s, nc);
+			CHECK_EQ(turns + 1, ns > nc ? (ns + 1) / 2 ?: 1 :
+					    (nc + 1) / 2 ?: 1);
+		}
+	}
+}
+
 static const struct test tests[] = {
 	{ "clc_hdr_valid", test_hdr_valid },
 	{ "clc_hdr_reject", test_hdr_reject },
@@ -1838,6 +1903,7 @@ static const struct test tests[] = {
 	{ "llc_confirm_link_layout", test_llc_confirm_link },
 	{ "llc_add_link_v2_rkeys", test_llc_add_link_v2 },
 	{ "llc_roundtrip_types", test_llc_roundtrip },
+	{ "llc_cont_exchange", test_llc_cont_exchange },
 };
 
 int main(int argc, char **argv)
