@@ -15,6 +15,7 @@
 
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
+#include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -395,7 +396,48 @@ struct smcr_gid_want {
 	bool		subnet;		/* a GID in addr's subnet, not addr's */
 	const char	*pnetid;
 	bool		same_pnet;	/* the port's PNET ID is pnetid */
+	/* SMC-Rv1: a RoCE v1 GID on @vlan, of netdev @ifindex if not 0 */
+	bool		v1;
+	u16		vlan;
+	int		ifindex;
+	const u8	*saddr;		/* the test mode's GID, see below */
 };
+
+/*
+ * SMC-Rv1 wants a RoCE v1 GID, which rdma_rxe does not have.  For tests
+ * only, SMCR_V1_TEST_V2_GID lets v1 use the RoCE v2 GID of the
+ * connection's own address instead (IPv4-mapped or IPv6): rxe then
+ * reaches the peer by IP, and a v1 link behaves as on RoCE v1.
+ */
+u8 smcr_v1_test;
+
+/* The VLAN a GID or a connection is on: 0 for none */
+u16 smcr_ndev_vlan(const struct net_device *ndev)
+{
+	return is_vlan_dev(ndev) ? vlan_dev_vlan_id(ndev) : 0;
+}
+
+/* Is GID @ga one SMC-Rv1 may use as @w says? */
+static bool smcr_dev_gid_v1(const struct ib_gid_attr *ga,
+			    const struct smcr_gid_want *w)
+{
+	struct net_device *ndev;
+	bool ok;
+
+	if (READ_ONCE(smcr_v1_test) & SMCR_V1_TEST_V2_GID) {
+		if (ga->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP || !w->saddr ||
+		    memcmp(&ga->gid, w->saddr, sizeof(ga->gid)))
+			return false;
+	} else if (ga->gid_type != IB_GID_TYPE_ROCE) {
+		return false;
+	}
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(ga);
+	ok = !IS_ERR_OR_NULL(ndev) && smcr_ndev_vlan(ndev) == w->vlan &&
+	     (!w->ifindex || ndev->ifindex == w->ifindex);
+	rcu_read_unlock();
+	return ok;
+}
 
 static bool smcr_dev_port_wanted(struct smcr_dev *dev, u32 p,
 				 const struct smcr_gid_want *w)
@@ -412,6 +454,8 @@ static bool smcr_dev_gid_wanted(const struct ib_gid_attr *ga,
 	struct in6_addr want;
 	bool match;
 
+	if (w->v1)
+		return smcr_dev_gid_v1(ga, w);
 	if (ga->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
 		return false;
 	if (!w->subnet) {
@@ -517,6 +561,50 @@ int smcr_dev_find_alt(const u8 *gid, struct smcr_dev *not_dev, u8 not_port,
 	if (!ipv6_addr_v4mapped(&a))
 		return -EINVAL;
 	w.addr = a.s6_addr32[3];
+	if (not_port <= SMCR_PNET_PORTS)
+		strscpy(pnetid, not_dev->pnetid[not_port - 1], sizeof(pnetid));
+	return smcr_dev_find(&w, not_dev, gi);
+}
+
+/*
+ * The RDMA device, port and GID for an SMC-Rv1 connection that leaves
+ * by @ndev from the address @saddr (a GID: IPv4-mapped or IPv6): a
+ * RoCE v1 GID on @ndev's VLAN, of a port with the interface's PNET ID
+ * @pnetid, or without one, of a port whose GIDs are @ndev's.  On
+ * success gi->dev holds a reference.
+ */
+int smcr_dev_find_v1(const struct net_device *ndev, const u8 *saddr,
+		     const char *pnetid, struct smcr_gid_info *gi)
+{
+	struct smcr_gid_want w = {
+		.v1 = true, .vlan = smcr_ndev_vlan(ndev), .saddr = saddr,
+		.pnetid = pnetid,
+	};
+
+	if (pnetid[0])
+		w.same_pnet = true;
+	else
+		w.ifindex = ndev->ifindex;
+	return smcr_dev_find(&w, NULL, gi);
+}
+
+/*
+ * A GID for the second link of an SMC-Rv1 group whose first link uses
+ * port @not_port of @not_dev on @vlan: a RoCE v1 GID on @vlan, on
+ * another device, on a port with the same PNET ID (or none on both).
+ * The test mode takes a RoCE v2 GID in the subnet of @gid instead.  On
+ * success gi->dev holds a reference.
+ */
+int smcr_dev_find_alt_v1(const u8 *gid, u16 vlan, struct smcr_dev *not_dev,
+			 u8 not_port, struct smcr_gid_info *gi)
+{
+	char pnetid[SMC_PNETID_LEN + 1] = "";
+	struct smcr_gid_want w = {
+		.v1 = true, .vlan = vlan, .pnetid = pnetid, .same_pnet = true,
+	};
+
+	if (READ_ONCE(smcr_v1_test) & SMCR_V1_TEST_V2_GID)
+		return smcr_dev_find_alt(gid, not_dev, not_port, gi);
 	if (not_port <= SMCR_PNET_PORTS)
 		strscpy(pnetid, not_dev->pnetid[not_port - 1], sizeof(pnetid));
 	return smcr_dev_find(&w, not_dev, gi);
@@ -706,6 +794,7 @@ int smcr_dev_init(struct dentry *debugfs)
 		return rc;
 	smcr_debugfs = debugfs_create_file("rdma-devices", 0444, debugfs,
 					   NULL, &smcr_devs_fops);
+	debugfs_create_u8("smcr-v1-test", 0600, debugfs, &smcr_v1_test);
 	return 0;
 }
 

@@ -82,6 +82,7 @@ struct smcr_gid_info {
 	u8			gid[16];
 	u8			mac[6];
 	enum ib_mtu		mtu;		/* the port's active MTU */
+	u16			vlan;		/* SMC-Rv1: of the interface */
 };
 
 /* What netlink shows of a device: a snapshot */
@@ -113,6 +114,16 @@ int smcr_dev_init(struct dentry *debugfs);
 int smcr_dev_find_v4(__be32 addr, const char *pnetid,
 		     struct smcr_gid_info *gi);
 bool smcr_dev_gid_local(const u8 *gid);
+int smcr_dev_find_v1(const struct net_device *ndev, const u8 *saddr,
+		     const char *pnetid, struct smcr_gid_info *gi);
+int smcr_dev_find_alt_v1(const u8 *gid, u16 vlan, struct smcr_dev *not_dev,
+			 u8 not_port, struct smcr_gid_info *gi);
+u16 smcr_ndev_vlan(const struct net_device *ndev);
+
+/* debugfs smcr-v1-test, bits: tests of SMC-Rv1 on rdma_rxe */
+#define SMCR_V1_TEST_V2_GID	0x01	/* v1 over the address's v2 GID */
+#define SMCR_V1_TEST_ONLY	0x02	/* the client offers no SMC-Rv2 */
+extern u8 smcr_v1_test;
 int smcr_dev_find_alt(const u8 *gid, struct smcr_dev *not_dev, u8 not_port,
 		      struct smcr_gid_info *gi);
 int smcr_dev_bind(struct smcr_dev *dev, unsigned int *vec);
