@@ -424,8 +424,11 @@ struct smc_hs {
 	struct smc_clc_accept	a;
 	u8			buf[SMC_CLC_PROPOSAL_MAX_LEN];
 	struct smcd_dev		*smcd;		/* SMC-D offered / chosen */
-	bool			smcr;		/* SMC-R offered */
-	struct smcr_gid_info	gi;		/* our GID for SMC-R */
+	bool			smcr;		/* SMC-Rv2 offered */
+	struct smcr_gid_info	gi;		/* our GID for SMC-Rv2 */
+	bool			smcr1;		/* SMC-Rv1 offered */
+	struct smcr_gid_info	gi1;		/* our GID for SMC-Rv1 */
+	u8			version;	/* of the Accept we sent */
 	u8			eid[SMC_CLC_EID_LEN];	/* negotiated */
 };
 
@@ -462,9 +465,17 @@ static inline bool smc_syn_smc(void)
 }
 
 int smcr_connect_offer(struct smc_sock *smc, struct smc_hs *hs);
+int smcr_connect_offer_v1(struct smc_sock *smc, struct smc_hs *hs);
 int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs);
 u32 smcr_listen_check(struct smc_sock *child, struct smc_hs *hs);
-int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs);
+u32 smcr_listen_check_v1(struct smc_sock *child, struct smc_hs *hs);
+int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs, u8 version);
+
+/* smc_prefix.c: the IP prefixes of SMC v1 */
+void smc_prefix_gid(const struct sock *sk, struct in6_addr *gid);
+struct net_device *smc_prefix_dev(struct sock *sk);
+int smc_prefix_fill(struct sock *sk, struct smc_clc_proposal *p);
+bool smc_prefix_match(struct sock *sk, const struct smc_clc_proposal *p);
 void smcr_conn_teardown(struct smc_sock *smc);
 void smcr_conn_release(struct smc_sock *smc);
 void smcr_conn_peer_done(struct smc_sock *smc);
