@@ -3,9 +3,10 @@
  * Shared Memory Communications: the CLC handshake, both sides.
  *
  * The client offers what it has (SMC-Dv2 over loopback-ism, SMC-Rv2
- * over a RoCE GID of its address) in one Proposal; the server takes
- * SMC-D when it can, else SMC-R, else declines.  The chosen
- * transport's code does the rest: smcd_conn.c and smcr_conn.c.
+ * over a RoCE GID of its IPv4 address, SMC-Rv1 over a RoCE v1 GID of
+ * its interface) in one Proposal; the server takes SMC-D when it can,
+ * else SMC-Rv2, else SMC-Rv1, else declines.  The chosen transport's
+ * code does the rest: smcd_conn.c and smcr_conn.c.
  * Either side's failure to set up the connection turns into a Decline
  * and TCP fallback; only a broken peer fails the connection.
  */
@@ -95,6 +96,8 @@ static void smc_hs_free(struct smc_hs *hs)
 		smcd_dev_put(hs->smcd);
 	if (hs->gi.dev)
 		smcr_dev_put(hs->gi.dev);
+	if (hs->gi1.dev)
+		smcr_dev_put(hs->gi1.dev);
 	kfree(hs);
 }
 
@@ -119,9 +122,11 @@ int smc_connect_handshake(struct smc_sock *smc)
 
 	if (READ_ONCE(smc_smcd_enabled))
 		hs->smcd = smcd_dev_get_loopback();
-	if (READ_ONCE(smc_smcr_enabled))
+	if (READ_ONCE(smc_smcr_enabled)) {
 		hs->smcr = !smcr_connect_offer(smc, hs);
-	if (!hs->smcd && !hs->smcr) {
+		hs->smcr1 = !smcr_connect_offer_v1(smc, hs);
+	}
+	if (!hs->smcd && !hs->smcr && !hs->smcr1) {
 		/* nothing to offer: a v1 Decline instead of a Proposal */
 		smc_hs_decline(smc, SMC_CLC_DECL_NOSMCDEV, SMC_V1);
 		rc = 0;
@@ -129,9 +134,10 @@ int smc_connect_handshake(struct smc_sock *smc)
 	}
 
 	p->version = SMC_V2;
-	p->typev1 = SMC_TYPE_N;
+	p->typev1 = hs->smcr1 ? SMC_TYPE_R : SMC_TYPE_N;
 	p->typev2 = hs->smcd && hs->smcr ? SMC_TYPE_B :
-		    hs->smcd ? SMC_TYPE_D : SMC_TYPE_R;
+		    hs->smcd ? SMC_TYPE_D :
+		    hs->smcr ? SMC_TYPE_R : SMC_TYPE_N;
 	p->release = SMC_CLC_RELEASE_MAX;
 	p->feature_mask = SMC_CLC_FEAT_MASK;
 	/* every user EID we have: the server takes one it knows */
@@ -160,9 +166,10 @@ int smc_connect_handshake(struct smc_sock *smc)
 	if (smc_clc_parse_accept(hs->buf, len, a))
 		goto out;
 	rc = 0;
-	if (a->version < SMC_V2 ||
-	    !((a->path == SMC_TYPE_D && hs->smcd) ||
-	      (a->path == SMC_TYPE_R && hs->smcr))) {
+	/* a path of the version we offered it for */
+	if (!(a->version >= SMC_V2 && a->path == SMC_TYPE_D && hs->smcd) &&
+	    !(a->version >= SMC_V2 && a->path == SMC_TYPE_R && hs->smcr) &&
+	    !(a->version == SMC_V1 && a->path == SMC_TYPE_R && hs->smcr1)) {
 		smc_hs_decline(smc, SMC_CLC_DECL_MODEUNSUPP, a->version);
 		goto out;
 	}
@@ -205,32 +212,42 @@ int smc_listen_handshake(struct smc_sock *child)
 		goto out;
 
 	rc = 0;
-	reason = SMC_CLC_DECL_PEERNOSMC;
+	reason = 0;
+	hs->version = SMC_V2;
 	if (p->version < SMC_V2 || !p->v2_ext) {
 		if (p->version >= SMC_V2 && p->typev2 != SMC_TYPE_N)
 			reason = SMC_CLC_DECL_NOV2EXT;
-		smc_hs_decline(child, reason, p->version);
-		goto out;
-	}
-	if (smc_path_has_d(p->typev2)) {
-		reason = smcd_listen_check(p, &hs->smcd);
-		if (!reason) {
-			rc = smcd_listen_accept(child, hs);
-			goto out;
+	} else {
+		if (smc_path_has_d(p->typev2)) {
+			reason = smcd_listen_check(p, &hs->smcd);
+			if (!reason) {
+				rc = smcd_listen_accept(child, hs);
+				goto out;
+			}
+		}
+		if (smc_path_has_r(p->typev2)) {
+			reason = smcr_listen_check(child, hs);
+			if (!reason) {
+				rc = smcr_listen_accept(child, hs, SMC_V2);
+				goto out;
+			}
 		}
 	}
-	if (smc_path_has_r(p->typev2)) {
-		reason = smcr_listen_check(child, hs);
-		if (!reason) {
-			rc = smcr_listen_accept(child, hs);
+	if (smc_path_has_r(p->typev1)) {
+		u32 reason1 = smcr_listen_check_v1(child, hs);
+
+		if (!reason1) {
+			hs->version = SMC_V1;
+			rc = smcr_listen_accept(child, hs, SMC_V1);
 			goto out;
 		}
+		/* as upstream: what went wrong first is the reason */
+		reason = reason ?: reason1;
 	}
-	smc_hs_decline(child, reason, p->version);
+	smc_hs_decline(child, reason ?: SMC_CLC_DECL_PEERNOSMC, p->version);
 out:
-	/* we take SMC v2 only */
 	if (!rc && smc_on_smc(child))
-		smc_stats_hs_done(child, true, SMC_V2);
+		smc_stats_hs_done(child, true, hs->version);
 	else if (rc)
 		smc_stats_hs_err(child, true);
 	smc_hs_free(hs);

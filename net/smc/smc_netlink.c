@@ -182,14 +182,14 @@ static int smc_nl_lgr_r(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u8(skb, SMC_NLA_LGR_R_ROLE, g->role) ||
 	    nla_put_u8(skb, SMC_NLA_LGR_R_TYPE, g->type) ||
 	    nla_put_u8(skb, SMC_NLA_LGR_R_BUF_TYPE, g->buf_type) ||
-	    nla_put_u8(skb, SMC_NLA_LGR_R_VLAN_ID, 0) ||
+	    nla_put_u8(skb, SMC_NLA_LGR_R_VLAN_ID, g->vlan) ||
 	    nla_put_u64_64bit(skb, SMC_NLA_LGR_R_NET_COOKIE, g->net_cookie,
 			      SMC_NLA_LGR_R_PAD) ||
 	    nla_put_string(skb, SMC_NLA_LGR_R_PNETID, g->pnetid) ||
 	    smc_nl_put_uint(skb, SMC_NLA_LGR_R_SNDBUF_ALLOC,
 			    g->sndbuf_alloc) ||
 	    smc_nl_put_uint(skb, SMC_NLA_LGR_R_RMB_ALLOC, g->rmb_alloc) ||
-	    smc_nl_lgr_v2(skb, g))
+	    (g->version >= SMC_V2 && smc_nl_lgr_v2(skb, g)))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);

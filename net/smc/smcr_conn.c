@@ -2,7 +2,8 @@
 /*
  * Shared Memory Communications: SMC-R connections.
  *
- * The SMC-Rv2 part of the CLC handshake on both sides, the first link
+ * The SMC-R part of the CLC handshake on both sides (v2, and v1 for
+ * peers on the same LAN that offer no v2), the first link
  * of a new link group (QP states and CONFIRM LINK), the buffers of a
  * connection, and its messages: the data between the last published
  * producer cursor and the new one goes as RDMA writes from our send
@@ -36,16 +37,26 @@ bool smc_smcr_enabled = true;
 #define SMCR_RMB_MAX_COMP	5	/* our RMBs: up to 512 KiB */
 #define SMCR_SNDBUF_MAX_COMP	6	/* the peer's RMB we mirror: 1 MiB */
 
-/* The random half of our system identifier, chosen once */
-static u8 smcr_sysid_rand[2];
+/* Our system identifier, fixed by its first use */
+static u8 smcr_sysid_val[SMC_CLC_PEER_ID_LEN];
+static bool smcr_sysid_set;
+static DEFINE_SPINLOCK(smcr_sysid_lock);
 
-/* Our system identifier: two random bytes, then the link's MAC */
-static void smcr_sysid(const struct smcr_link *link, u8 *id)
+/*
+ * Our system identifier: two random bytes, then the MAC of the first
+ * port we used (@mac now, if none was).  One for the host: a v1 server
+ * finds the client's link group by it, whichever device it comes from.
+ */
+static void smcr_sysid(const u8 *mac, u8 *id)
 {
-	if (!smcr_sysid_rand[0] && !smcr_sysid_rand[1])
-		get_random_bytes(smcr_sysid_rand, sizeof(smcr_sysid_rand));
-	memcpy(id, smcr_sysid_rand, 2);
-	memcpy(id + 2, link->mac, SMC_CLC_MAC_LEN);
+	spin_lock(&smcr_sysid_lock);
+	if (!smcr_sysid_set) {
+		get_random_bytes(smcr_sysid_val, 2);
+		memcpy(smcr_sysid_val + 2, mac, SMC_CLC_MAC_LEN);
+		smcr_sysid_set = true;
+	}
+	memcpy(id, smcr_sysid_val, SMC_CLC_PEER_ID_LEN);
+	spin_unlock(&smcr_sysid_lock);
 }
 
 static __be32 smcr_gid_v4(const u8 *gid)
@@ -59,17 +70,16 @@ static __be32 smcr_gid_v4(const u8 *gid)
 /* The PNET ID of the interface @clcsk sends on, or an empty string */
 static void smcr_clcsk_pnetid(struct sock *clcsk, char *pnetid)
 {
-	struct dst_entry *dst = sk_dst_get(clcsk);
+	struct net_device *ndev = smc_prefix_dev(clcsk);
 
 	pnetid[0] = 0;
-	if (!dst)
+	if (!ndev)
 		return;
-	if (dst->dev)
-		smc_pnet_lookup_netdev(sock_net(clcsk), dst->dev->name, pnetid);
-	dst_release(dst);
+	smc_pnet_lookup_netdev(sock_net(clcsk), ndev->name, pnetid);
+	dev_put(ndev);
 }
 
-/* Our GID for a connection over @clcsk: its local IPv4 address's */
+/* Our SMC-Rv2 GID for a connection over @clcsk: its IPv4 address's */
 static int smcr_find_gid(struct sock *clcsk, struct smcr_gid_info *gi)
 {
 	char pnetid[SMC_PNETID_LEN + 1];
@@ -80,10 +90,57 @@ static int smcr_find_gid(struct sock *clcsk, struct smcr_gid_info *gi)
 	return smcr_dev_find_v4(inet_sk(clcsk)->inet_saddr, pnetid, gi);
 }
 
+/* Our SMC-Rv1 GID for a connection over @clcsk, of the port of its LAN */
+static int smcr_find_gid_v1(struct sock *clcsk, struct smcr_gid_info *gi)
+{
+	char pnetid[SMC_PNETID_LEN + 1] = "";
+	struct net_device *ndev;
+	struct in6_addr saddr;
+	int rc;
+
+	ndev = smc_prefix_dev(clcsk);
+	if (!ndev)
+		return -ENOTCONN;
+	smc_pnet_lookup_netdev(sock_net(clcsk), ndev->name, pnetid);
+	smc_prefix_gid(clcsk, &saddr);
+	rc = smcr_dev_find_v1(ndev, saddr.s6_addr, pnetid, gi);
+	if (!rc)
+		gi->vlan = smcr_ndev_vlan(ndev);
+	dev_put(ndev);
+	return rc;
+}
+
 /* Client: can we offer SMC-Rv2?  0 and hs->gi set, or an error */
 int smcr_connect_offer(struct smc_sock *smc, struct smc_hs *hs)
 {
+	if (READ_ONCE(smcr_v1_test) & SMCR_V1_TEST_ONLY)
+		return -EOPNOTSUPP;
 	return smcr_find_gid(smc_clcsk(smc), &hs->gi);
+}
+
+/*
+ * Client: can we offer SMC-Rv1?  0 with hs->gi1 and the Proposal's v1
+ * fields set (our system ID, GID, MAC and prefixes), or an error.
+ */
+int smcr_connect_offer_v1(struct smc_sock *smc, struct smc_hs *hs)
+{
+	struct smc_clc_proposal *p = &hs->p;
+	struct sock *clcsk = smc_clcsk(smc);
+	int rc;
+
+	rc = smcr_find_gid_v1(clcsk, &hs->gi1);
+	if (rc)
+		return rc;
+	rc = smc_prefix_fill(clcsk, p);
+	if (rc) {
+		smcr_dev_put(hs->gi1.dev);
+		hs->gi1.dev = NULL;
+		return rc;
+	}
+	smcr_sysid(hs->gi1.mac, p->peer_id);
+	memcpy(p->roce_gid, hs->gi1.gid, SMC_CLC_GID_LEN);
+	memcpy(p->roce_mac, hs->gi1.mac, SMC_CLC_MAC_LEN);
+	return 0;
 }
 
 /* Does the peer at @gid's IPv4 address need a gateway from @clcsk? */
@@ -362,10 +419,10 @@ static void smcr_fill_r(struct smc_clc_accept *a, u8 type, bool first,
 	const struct smcr_lgr *lgr = c->rlgr;
 
 	a->type = type;
-	a->version = SMC_V2;
+	a->version = lgr->version;
 	a->path = SMC_TYPE_R;
 	a->first_contact = first;
-	smcr_sysid(link, a->r.peer_id);
+	smcr_sysid(link->mac, a->r.peer_id);
 	memcpy(a->r.gid, link->gid, SMC_CLC_GID_LEN);
 	memcpy(a->r.mac, link->mac, SMC_CLC_MAC_LEN);
 	a->r.qpn = link->qp_num;
@@ -378,7 +435,7 @@ static void smcr_fill_r(struct smc_clc_accept *a, u8 type, bool first,
 		      link->mtu;
 	a->r.rmb_dma_addr = c->rmb_buf->map[link->idx].iova;
 	a->r.psn = link->psn;
-	if (!first)
+	if (!first || lgr->version == SMC_V1)
 		return;
 	a->fce.v2_direct = true;
 	a->fce.os_type = SMC_CLC_OS_LINUX;
@@ -535,22 +592,24 @@ static void smcr_fill_fc_gids(struct smc_clc_accept *a,
 }
 
 /*
- * Client: the server took our SMC-Rv2 offer.  Make or find the link
- * group, our buffers, confirm, and bring up a new link.  Returns 0 on
- * SMC-R or fallback, or a negative error that fails the connect.
+ * Client: the server took our SMC-Rv2 or SMC-Rv1 offer.  Make or find
+ * the link group, our buffers, confirm, and bring up a new link.
+ * Returns 0 on SMC-R or fallback, or a negative error that fails the
+ * connect.
  */
 int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 {
 	struct smc_clc_accept *a = &hs->a;
 	struct smcr_link *link = NULL;
-	struct smcr_lgr *lgr;
-	u8 eid[SMC_CLC_EID_LEN];
 	bool first = a->first_contact;
+	u8 version = a->version;
+	u8 eid[SMC_CLC_EID_LEN];
+	struct smcr_lgr *lgr;
 	u32 reason;
 	int rc, len;
 
 	if (first) {
-		if (a->fce.release >= SMC_CLC_RELEASE_1 &&
+		if (version >= SMC_V2 && a->fce.release >= SMC_CLC_RELEASE_1 &&
 		    (a->fce.max_conns < SMC_CLC_CONNS_PER_LGR_MIN ||
 		     a->fce.max_links < SMC_CLC_LINKS_PER_LGR_MIN ||
 		     a->fce.max_links > SMC_CLC_LINKS_PER_LGR_MAX)) {
@@ -561,15 +620,17 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 				       a->version);
 			return 0;
 		}
-		lgr = smcr_lgr_create(SMCR_LGR_CLIENT, &hs->gi,
-				      sock_net(&smc->sk));
+		lgr = smcr_lgr_create(SMCR_LGR_CLIENT,
+				      version == SMC_V1 ? &hs->gi1 : &hs->gi,
+				      sock_net(&smc->sk), version);
 		if (IS_ERR(lgr)) {
 			smc_hs_decline(smc, SMC_CLC_DECL_NOSMCRDEV,
 				       a->version);
 			return 0;
 		}
-		/* the server's values, checked above */
-		lgr->release = min_t(u8, a->fce.release, SMC_CLC_RELEASE_MAX);
+		/* the server's values, checked above; v1 has release 0 */
+		lgr->release = version == SMC_V1 ? SMC_CLC_RELEASE_0 :
+			       min_t(u8, a->fce.release, SMC_CLC_RELEASE_MAX);
 		lgr->max_conns = SMC_CLC_CONNS_PER_LGR_MAX;
 		lgr->max_links = SMC_CLC_LINKS_PER_LGR_MAX;
 		if (lgr->release >= SMC_CLC_RELEASE_1) {
@@ -588,7 +649,7 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 			return 0;
 		}
 	} else {
-		lgr = smcr_lgr_find_client(a->r.gid, a->r.qpn, &link);
+		lgr = smcr_lgr_find_client(a, &link);
 		if (!lgr) {
 			smc_hs_decline(smc, SMC_CLC_DECL_SYNCERR, a->version);
 			return 0;
@@ -617,7 +678,7 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 	memset(a, 0, sizeof(*a));
 	smcr_fill_r(a, SMC_CLC_CONFIRM, first, smc);
 	memcpy(a->eid, eid, SMC_CLC_EID_LEN);
-	if (first)
+	if (first && version >= SMC_V2)
 		smcr_fill_fc_gids(a, link);
 	len = smc_clc_build_accept(hs->buf, sizeof(hs->buf), a);
 	/* the server's CONFIRM LINK may come before we are back */
@@ -642,7 +703,7 @@ out_decline_reason:
 	smcr_conn_teardown(smc);
 	if (first)
 		smcr_lgr_discard(lgr);
-	smc_hs_late_decline(smc, reason, SMC_V2);
+	smc_hs_late_decline(smc, reason, version);
 	return 0;
 }
 
@@ -703,12 +764,32 @@ u32 smcr_listen_check(struct smc_sock *child, struct smc_hs *hs)
 }
 
 /*
- * Server: SMC-R over the GID smcr_listen_check() found.  Returns 0 on
- * SMC-R or fallback, a negative error when the connection must be
- * dropped.
+ * Server: can we take the client's SMC-Rv1 offer?  0 with hs->gi1 set,
+ * else the reason to decline: the client must be on our LAN (a prefix
+ * of its interface is ours) and we need a RoCE port on it.
  */
-int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs)
+u32 smcr_listen_check_v1(struct smc_sock *child, struct smc_hs *hs)
 {
+	struct sock *clcsk = smc_clcsk(child);
+
+	if (!READ_ONCE(smc_smcr_enabled))
+		return SMC_CLC_DECL_NOSMCRDEV;
+	if (!smc_prefix_match(clcsk, &hs->p))
+		return SMC_CLC_DECL_DIFFPREFIX;
+	if (smcr_find_gid_v1(clcsk, &hs->gi1))
+		return SMC_CLC_DECL_NOSMCDEV;
+	return 0;
+}
+
+/*
+ * Server: SMC-R @version over the GID smcr_listen_check() or
+ * smcr_listen_check_v1() found.  Returns 0 on SMC-R or fallback, a
+ * negative error when the connection must be dropped.
+ */
+int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs, u8 version)
+{
+	const struct smcr_gid_info *gi = version == SMC_V1 ? &hs->gi1 :
+							     &hs->gi;
 	struct smc_clc_proposal *p = &hs->p;
 	struct smc_clc_accept *a = &hs->a;
 	struct smcr_lgr *lgr;
@@ -716,26 +797,28 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 	u32 reason;
 	int rc, len;
 
-	lgr = smcr_lgr_find_server(p->roce_v2_gid, &hs->gi);
+	lgr = smcr_lgr_find_server(p, version);
 	if (!lgr) {
 		first = true;
-		lgr = smcr_lgr_create(SMCR_LGR_SERVER, &hs->gi,
-				      sock_net(&child->sk));
+		lgr = smcr_lgr_create(SMCR_LGR_SERVER, gi,
+				      sock_net(&child->sk), version);
 		if (IS_ERR(lgr)) {
 			smc_hs_decline(child, SMC_CLC_DECL_NOSMCRDEV,
 				       p->version);
 			return 0;
 		}
-		reason = smcr_limits(lgr, sock_net(&child->sk), p->release,
-				     p->max_conns, p->max_links);
+		/* v1 knows no release, nor limits to agree on */
+		reason = smcr_limits(lgr, sock_net(&child->sk),
+				     version == SMC_V1 ? SMC_CLC_RELEASE_0 :
+				     p->release, p->max_conns, p->max_links);
 		if (reason) {
 			smcr_lgr_discard(lgr);
 			smcr_lgr_put(lgr);
 			smc_hs_decline(child, reason, p->version);
 			return 0;
 		}
-		memcpy(lgr->links[0]->peer_gid, p->roce_v2_gid,
-		       SMC_CLC_GID_LEN);
+		memcpy(lgr->links[0]->peer_gid, version == SMC_V1 ?
+		       p->roce_gid : p->roce_v2_gid, SMC_CLC_GID_LEN);
 	}
 	smc_conn_init(&child->conn);
 	INIT_WORK(&child->conn.release_work, smcr_conn_release_work);
@@ -764,9 +847,9 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 		goto out_teardown;
 	rc = -EPROTO;
 	if (smc_clc_parse_accept(hs->buf, len, a) || a->path != SMC_TYPE_R ||
-	    a->first_contact != first)
+	    a->first_contact != first || a->version != version)
 		goto out_teardown;
-	if (first && a->fce.release != lgr->release) {
+	if (first && version >= SMC_V2 && a->fce.release != lgr->release) {
 		rc = 0;
 		reason = SMC_CLC_DECL_RELEASEERR;
 		goto out_decline_reason;
@@ -807,7 +890,7 @@ out_decline_reason:
 	smcr_conn_teardown(child);
 	if (first)
 		smcr_lgr_discard(lgr);
-	smc_hs_late_decline(child, reason, SMC_V2);
+	smc_hs_late_decline(child, reason, version);
 	return 0;
 
 out_teardown:

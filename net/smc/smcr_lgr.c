@@ -303,7 +303,7 @@ static void smcr_lgr_linger_work(struct work_struct *work)
  * findable until smcr_lgr_publish().
  */
 struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi,
-				 struct net *net)
+				 struct net *net, u8 version)
 {
 	struct smc_net *sn = smc_net(net);
 	struct smcr_link *link;
@@ -328,7 +328,9 @@ struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi,
 	INIT_WORK(&lgr->term_work, smcr_lgr_term_work);
 	/* one for the group, one for the caller */
 	refcount_set(&lgr->refs, 2);
-	lgr->llc_version = SMC_V2;
+	lgr->version = version;
+	lgr->llc_version = version;
+	lgr->vlan = version == SMC_V1 ? gi->vlan : 0;
 	/* the net.smc settings of the socket that made the group */
 	lgr->testlink_time = READ_ONCE(sn->smcr_testlink_time);
 	lgr->buf_type = READ_ONCE(sn->smcr_buf_type);
@@ -371,9 +373,13 @@ void smcr_lgr_discard(struct smcr_lgr *lgr)
 	smcr_lgr_end(lgr, 0);
 }
 
-/* Does an active link of @lgr reach the peer's @gid (and @qpn, if not 0)? */
+/*
+ * Does an active link of @lgr reach the peer's @gid (and @qpn, if not
+ * 0; and @mac, if not NULL)?
+ */
 static struct smcr_link *smcr_lgr_link_to(struct smcr_lgr *lgr,
-					  const u8 *gid, u32 qpn)
+					  const u8 *gid, u32 qpn,
+					  const u8 *mac)
 {
 	struct smcr_link *link;
 	unsigned int i;
@@ -382,26 +388,35 @@ static struct smcr_link *smcr_lgr_link_to(struct smcr_lgr *lgr,
 		link = lgr->links[i];
 		if (link && READ_ONCE(link->state) == SMCR_LINK_ACTIVE &&
 		    (!qpn || link->peer_qpn == qpn) &&
-		    !memcmp(link->peer_gid, gid, SMC_CLC_GID_LEN))
+		    !memcmp(link->peer_gid, gid, SMC_CLC_GID_LEN) &&
+		    (!mac || !memcmp(link->peer_mac, mac, SMC_CLC_MAC_LEN)))
 			return link;
 	}
 	return NULL;
 }
 
 /*
- * Server: a usable group for a client whose RoCE GID is @peer_gid,
- * with room for a connection.  Referenced.
+ * Server: a usable group of @version for the client of Proposal @p,
+ * with room for a connection.  v1 groups go by the client's system ID,
+ * RoCE GID and MAC, and the VLAN of its LAN; v2 groups by its v2 GID.
+ * Referenced.
  */
-struct smcr_lgr *smcr_lgr_find_server(const u8 *peer_gid,
-				      const struct smcr_gid_info *gi)
+struct smcr_lgr *smcr_lgr_find_server(const struct smc_clc_proposal *p,
+				      u8 version)
 {
+	bool v1 = version == SMC_V1;
 	struct smcr_lgr *lgr, *found = NULL;
 
 	mutex_lock(&smcr_lgrs_lock);
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
 		if (lgr->role != SMCR_LGR_SERVER || !lgr->ready ||
-		    lgr->conns >= lgr->max_conns ||
-		    !smcr_lgr_link_to(lgr, peer_gid, 0))
+		    lgr->version != version || lgr->conns >= lgr->max_conns)
+			continue;
+		if (v1 && (memcmp(lgr->peer_id, p->peer_id,
+				  SMC_CLC_PEER_ID_LEN) ||
+			   !smcr_lgr_link_to(lgr, p->roce_gid, 0, p->roce_mac)))
+			continue;
+		if (!v1 && !smcr_lgr_link_to(lgr, p->roce_v2_gid, 0, NULL))
 			continue;
 		refcount_inc(&lgr->refs);
 		found = lgr;
@@ -412,19 +427,22 @@ struct smcr_lgr *smcr_lgr_find_server(const u8 *peer_gid,
 }
 
 /*
- * Client: our group with a link to the server's QP @qpn at @gid, and
- * that link (*@link).  Referenced.
+ * Client: our group of the Accept's version with a link to the
+ * server's QP at the GID (v1: and MAC) of Accept @a, and that link
+ * (*@link).  Referenced.
  */
-struct smcr_lgr *smcr_lgr_find_client(const u8 *gid, u32 qpn,
+struct smcr_lgr *smcr_lgr_find_client(const struct smc_clc_accept *a,
 				      struct smcr_link **link)
 {
+	const u8 *mac = a->version == SMC_V1 ? a->r.mac : NULL;
 	struct smcr_lgr *lgr, *found = NULL;
 
 	mutex_lock(&smcr_lgrs_lock);
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
-		if (lgr->role != SMCR_LGR_CLIENT || !lgr->ready)
+		if (lgr->role != SMCR_LGR_CLIENT || !lgr->ready ||
+		    lgr->version != a->version)
 			continue;
-		*link = smcr_lgr_link_to(lgr, gid, qpn);
+		*link = smcr_lgr_link_to(lgr, a->r.gid, a->r.qpn, mac);
 		if (!*link)
 			continue;
 		refcount_inc(&lgr->refs);
@@ -442,7 +460,7 @@ struct smcr_link *smcr_lgr_peer_link(struct smcr_lgr *lgr, const u8 *gid,
 	struct smcr_link *link;
 
 	mutex_lock(&smcr_lgrs_lock);
-	link = smcr_lgr_link_to(lgr, gid, qpn);
+	link = smcr_lgr_link_to(lgr, gid, qpn, NULL);
 	mutex_unlock(&smcr_lgrs_lock);
 	return link;
 }
@@ -784,6 +802,8 @@ int smcr_lgr_info_next(u32 after, struct smcr_lgr_info *info)
 	lgr = best;
 	info->id = lgr->id;
 	info->role = lgr->role;
+	info->version = lgr->version;
+	info->vlan = lgr->vlan;
 	info->release = lgr->release;
 	info->max_conns = lgr->max_conns;
 	info->max_links = lgr->max_links;
@@ -873,9 +893,10 @@ static int smcr_lgrs_show(struct seq_file *m, void *v)
 			link = lgr->links[i];
 			if (!link)
 				continue;
-			seq_printf(m, "id %u role %s conns %u link %u state %s dev %s port %u qp %u vector %u peer %pI6c testlinks %u moved %u\n",
+			seq_printf(m, "id %u role %s v %u conns %u link %u state %s dev %s port %u qp %u vector %u peer %pI6c testlinks %u moved %u\n",
 				   lgr->id, lgr->role == SMCR_LGR_SERVER ?
-				   "server" : "client", lgr->conns, link->id,
+				   "server" : "client", lgr->version,
+				   lgr->conns, link->id,
 				   smcr_link_states[READ_ONCE(link->state)],
 				   dev_name(&link->dev->ibdev->dev),
 				   link->port, link->qp_num, link->vec,

@@ -223,7 +223,9 @@ struct smcr_lgr {
 	u8			max_conns;
 	u8			max_links;
 	u8			release;
-	u8			llc_version;	/* LLC encoding */
+	u8			version;	/* SMC-R v1 or v2 */
+	u8			llc_version;	/* LLC encoding: the same */
+	u16			vlan;		/* v1: the LAN's VLAN, or 0 */
 	u8			buf_type;	/* SMCR_BUF_* */
 	int			testlink_time;	/* jiffies, 0: no TEST LINK */
 	unsigned int		send_wr;	/* slots a link asks for */
@@ -300,6 +302,8 @@ struct smcr_link_info {
 struct smcr_lgr_info {
 	u32			id;
 	u8			role;
+	u8			version;
+	u16			vlan;
 	u8			release;
 	u8			max_conns;
 	u8			max_links;
@@ -370,13 +374,15 @@ void smcr_link_release(struct smcr_link *link);
 int smcr_lgr_init(struct dentry *debugfs);
 void smcr_lgr_exit(void);
 struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi,
-				 struct net *net);
+				 struct net *net, u8 version);
 void smcr_lgr_publish(struct smcr_lgr *lgr);
 void smcr_lgr_discard(struct smcr_lgr *lgr);
 void smcr_lgr_put(struct smcr_lgr *lgr);
-struct smcr_lgr *smcr_lgr_find_server(const u8 *peer_gid,
-				      const struct smcr_gid_info *gi);
-struct smcr_lgr *smcr_lgr_find_client(const u8 *gid, u32 qpn,
+struct smc_clc_proposal;
+struct smc_clc_accept;
+struct smcr_lgr *smcr_lgr_find_server(const struct smc_clc_proposal *p,
+				      u8 version);
+struct smcr_lgr *smcr_lgr_find_client(const struct smc_clc_accept *a,
 				      struct smcr_link **link);
 int smcr_lgr_add_conn(struct smcr_lgr *lgr, struct smc_sock *smc,
 		      struct smcr_link *link);

@@ -340,10 +340,12 @@ void smcr_llc_rx(struct smcr_link *link, const struct smc_llc_msg *in,
 		smcr_llc_rx_delete_rkey(link, &m);
 		break;
 	case SMC_LLC_ADD_LINK:
-		/* only the server adds links; the client's is an invite */
-		if (lgr->role == SMCR_LGR_CLIENT)
+		/* the server adds a link; a client's is a v1 invitation */
+		if (lgr->role == SMCR_LGR_CLIENT) {
 			smcr_llc_queue(link, buf, len, false);
-		break;
+			break;
+		}
+		fallthrough;
 	case SMC_LLC_REQ_ADD_LINK:
 		if (lgr->role != SMCR_LGR_SERVER)
 			break;
@@ -468,10 +470,84 @@ static void smcr_llc_add_msg(struct smc_llc_msg *m, struct smcr_link *nl,
 	m->add_link.link_id = nl->id;
 	m->add_link.mtu = resp ? nl->mtu : nl->port_mtu;
 	m->add_link.psn = nl->psn;
+	/* v1 sends the rkeys after it, in ADD LINK CONTINUATIONs */
+	if (m->hdr.version == SMC_V1)
+		return;
 	m->add_link.v2_ext = true;
 	m->add_link.direct = true;
 	memcpy(m->add_link.target_gid, nl->gid, SMC_CLC_GID_LEN);
 	m->add_link.rkey_cnt = n;
+}
+
+/* Send ADD LINK @m, with the triples @rk of a v2 group */
+static int smcr_llc_send_add(struct smcr_link *link, struct smc_llc_msg *m,
+			     const struct smc_llc_rkey *rk)
+{
+	if (m->hdr.version == SMC_V1)
+		return smcr_llc_send(link, m);
+	return smcr_llc_send_big(link, m, rk);
+}
+
+/* The peer's RMBs on @nl from its ADD LINK CONTINUATION @m */
+static void smcr_llc_learn_cont(struct smcr_link *link, struct smcr_link *nl,
+				const struct smc_llc_msg *m)
+{
+	const struct smc_llc_rkey *rk;
+	unsigned int i;
+
+	for (i = 0; i < smc_llc_cont_count(m); i++) {
+		rk = &m->add_link_cont.rk[i];
+		smcr_rtok_learn(link->lgr, link->idx, rk->rkey, nl->idx,
+				rk->rkey_new, rk->addr_new);
+	}
+}
+
+/*
+ * SMC-Rv1: the RMBs of both sides on the new link @nl go over @link in
+ * ADD LINK CONTINUATIONs, two each, turn by turn: the server sends
+ * first, the client answers every message with one of its own (one
+ * that says it has none left, if so), until neither side has any
+ * left.  Ours are @rk[@n].  The client armed its first wait before it
+ * sent its ADD LINK response.
+ */
+static int smcr_llc_rkey_exchange(struct smcr_link *link, struct smcr_link *nl,
+				  const struct smc_llc_rkey *rk, unsigned int n)
+{
+	bool server = link->lgr->role == SMCR_LGR_SERVER;
+	unsigned int sent = 0, turns = 0, peer_left = 0;
+	struct smc_llc_msg m, out;
+	bool more;
+	int rc;
+
+	do {
+		/* a peer that always claims more would keep us here */
+		if (++turns > SMCR_RTOKS / 2 + 2)
+			return -EPROTO;
+		if (!server) {
+			rc = smcr_llc_wait(link, SMCR_LLC_WAIT, &m);
+			if (rc)
+				return rc;
+			smcr_llc_learn_cont(link, nl, &m);
+			peer_left = smc_llc_cont_left(&m);
+		}
+		smc_llc_cont_fill(&out, nl->id, !server, rk, n, &sent);
+		/* the client knows now if the server sends again */
+		more = sent < n || peer_left;
+		if (server || more)
+			smcr_llc_arm(link, SMC_LLC_ADD_LINK_CONT, server);
+		rc = smcr_llc_send(link, &out);
+		if (rc)
+			return rc;
+		if (server) {
+			rc = smcr_llc_wait(link, SMCR_LLC_WAIT, &m);
+			if (rc)
+				return rc;
+			smcr_llc_learn_cont(link, nl, &m);
+			peer_left = smc_llc_cont_left(&m);
+			more = sent < n || peer_left;
+		}
+	} while (more);
+	return 0;
 }
 
 /* The peer's side of @nl from its ADD LINK, and its triples */
@@ -506,6 +582,16 @@ static struct smc_llc_rkey *smcr_llc_rkeys(struct smcr_lgr *lgr,
 	if (rk)
 		*n = smcr_bufs_rkeys(lgr, link, nl, rk, SMCR_RTOKS);
 	return rk;
+}
+
+/* A device for a second link of @lgr beside @link's (referenced) */
+static int smcr_llc_find_alt(struct smcr_lgr *lgr, struct smcr_link *link,
+			     struct smcr_gid_info *gi)
+{
+	if (lgr->version == SMC_V1)
+		return smcr_dev_find_alt_v1(lgr->home_gid, lgr->vlan,
+					    link->dev, link->port, gi);
+	return smcr_dev_find_alt(lgr->home_gid, link->dev, link->port, gi);
 }
 
 /* @link's own device, port and GID, for a link beside it (referenced) */
@@ -551,8 +637,7 @@ static bool smcr_llc_drop_asym(struct smcr_lgr *lgr, bool req)
 	if (!other)
 		return true;
 	if (other->dev == asym->dev) {
-		if (smcr_dev_find_alt(lgr->home_gid, other->dev, other->port,
-				      &gi))
+		if (smcr_llc_find_alt(lgr, other, &gi))
 			return true;
 		smcr_dev_put(gi.dev);
 	} else if (!req) {
@@ -567,6 +652,9 @@ static void smcr_llc_req_refuse(struct smcr_link *link)
 {
 	struct smc_llc_msg m;
 
+	/* a v1 invitation has no answer */
+	if (link->lgr->version == SMC_V1)
+		return;
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = SMC_LLC_REQ_ADD_LINK;
 	m.hdr.version = 2;
@@ -603,7 +691,7 @@ static void smcr_llc_srv_add_link(struct smcr_lgr *lgr, bool req)
 	link = smcr_lgr_active_link(lgr, NULL);
 	if (idx < 0 || !link)
 		goto out_refuse;
-	if (smcr_dev_find_alt(lgr->home_gid, link->dev, link->port, &gi)) {
+	if (smcr_llc_find_alt(lgr, link, &gi)) {
 		if (lgr->peer_one_dev)
 			goto out_refuse;
 		smcr_llc_same_dev(link, &gi);
@@ -622,7 +710,7 @@ static void smcr_llc_srv_add_link(struct smcr_lgr *lgr, bool req)
 	}
 	smcr_llc_add_msg(&m, nl, n, false);
 	smcr_llc_arm(link, SMC_LLC_ADD_LINK, true);
-	rc = smcr_llc_send_big(link, &m, rk);
+	rc = smcr_llc_send_add(link, &m, rk);
 	if (!rc)
 		rc = smcr_llc_wait(link, SMCR_LLC_WAIT, &m);
 	raw = smcr_llc_take_raw(link, &rawlen);
@@ -630,7 +718,8 @@ static void smcr_llc_srv_add_link(struct smcr_lgr *lgr, bool req)
 	if (!rc && (m.hdr.flags & SMC_LLC_FLAG_ADD_LINK_REJ) && local)
 		lgr->peer_one_dev = true;
 	if (rc || (m.hdr.flags & SMC_LLC_FLAG_ADD_LINK_REJ) ||
-	    !m.add_link.v2_ext || m.add_link.link_id != nl->id)
+	    (lgr->version >= SMC_V2 && !m.add_link.v2_ext) ||
+	    m.add_link.link_id != nl->id)
 		goto out_unlink;
 	peer = smcr_llc_peer_same(link, m.add_link.gid, m.add_link.mac);
 	/* one device on both sides: nothing gained */
@@ -641,6 +730,8 @@ static void smcr_llc_srv_add_link(struct smcr_lgr *lgr, bool req)
 	rc = smcr_link_ready(nl, false);
 	if (!rc)
 		rc = smcr_link_ready(nl, true);
+	if (!rc && lgr->version == SMC_V1)
+		rc = smcr_llc_rkey_exchange(link, nl, rk, n);
 	if (!rc)
 		rc = smcr_bufs_reg_link(lgr, nl);
 	if (rc)
@@ -687,9 +778,19 @@ static void smcr_llc_cli_request(struct smcr_lgr *lgr)
 	struct smc_llc_msg m;
 
 	if (!link || lgr->max_links < SMCR_LINKS ||
-	    smcr_dev_find_alt(lgr->home_gid, link->dev, link->port, &gi))
+	    smcr_llc_find_alt(lgr, link, &gi))
 		return;
 	memset(&m, 0, sizeof(m));
+	if (lgr->version == SMC_V1) {
+		/* v1 invites with an ADD LINK of our other device */
+		m.hdr.type = SMC_LLC_ADD_LINK;
+		m.hdr.version = SMC_V1;
+		memcpy(m.add_link.mac, gi.mac, SMC_CLC_MAC_LEN);
+		memcpy(m.add_link.gid, gi.gid, SMC_CLC_GID_LEN);
+		smcr_dev_put(gi.dev);
+		smcr_llc_send(link, &m);
+		return;
+	}
 	m.hdr.type = SMC_LLC_REQ_ADD_LINK;
 	m.hdr.version = 2;
 	m.req_add_link.gid_cnt = 2;
@@ -721,7 +822,8 @@ static void smcr_llc_cli_add_link(struct smcr_lgr *lgr, struct smcr_link *link,
 	bool asym;
 
 	idx = smcr_lgr_link_slot(lgr);
-	if (lgr->max_links < SMCR_LINKS || idx < 0 || !m->add_link.v2_ext ||
+	if (lgr->max_links < SMCR_LINKS || idx < 0 ||
+	    (lgr->version >= SMC_V2 && !m->add_link.v2_ext) ||
 	    !m->add_link.mtu || !m->add_link.link_id ||
 	    smcr_llc_link_by_id(lgr, m->add_link.link_id) ||
 	    READ_ONCE(link->state) != SMCR_LINK_ACTIVE) {
@@ -729,7 +831,7 @@ static void smcr_llc_cli_add_link(struct smcr_lgr *lgr, struct smcr_link *link,
 		return;
 	}
 	asym = smcr_llc_peer_same(link, m->add_link.gid, m->add_link.mac);
-	if (smcr_dev_find_alt(lgr->home_gid, link->dev, link->port, &gi)) {
+	if (smcr_llc_find_alt(lgr, link, &gi)) {
 		/* one device here: worth a link if the server has two */
 		if (asym) {
 			smcr_llc_cli_reject(link, m);
@@ -756,11 +858,16 @@ static void smcr_llc_cli_add_link(struct smcr_lgr *lgr, struct smcr_link *link,
 		goto out_unlink;
 	}
 	smcr_llc_add_msg(m, nl, n, true);
-	/* the server's CONFIRM LINK may come before we are back */
+	/* the server's next message may come before we are back */
 	smcr_llc_arm(nl, SMC_LLC_CONFIRM_LINK, false);
-	rc = smcr_llc_send_big(link, m, rk);
+	if (lgr->version == SMC_V1)
+		smcr_llc_arm(link, SMC_LLC_ADD_LINK_CONT, false);
+	rc = smcr_llc_send_add(link, m, rk);
 	if (rc)
 		goto out_unlink;
+	if (lgr->version == SMC_V1 &&
+	    smcr_llc_rkey_exchange(link, nl, rk, n))
+		goto out_delete;
 	rc = smcr_llc_wait(nl, SMCR_ADD_WAIT, m);
 	if (rc || !(m->hdr.flags & SMC_LLC_FLAG_NO_RMBE_EYEC))
 		goto out_delete;
