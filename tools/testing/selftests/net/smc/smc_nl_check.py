@@ -64,8 +64,8 @@ def links(tool, lgrs_file):
                     ln["dev"], ln["port"], ln["cq_vector"]))
     dbg = set()
     dconns = {}
-    pat = re.compile(r"id (\d+) role \S+ conns (\d+) link (\d+) state (\S+) "
-                     r"dev (\S+) port (\d+) qp \d+ vector (\d+)")
+    pat = re.compile(r"id (\d+) role \S+ v \d+ conns (\d+) link (\d+) "
+                     r"state (\S+) dev (\S+) port (\d+) qp \d+ vector (\d+)")
     with open(lgrs_file) as f:
         for line in f:
             m = pat.match(line)

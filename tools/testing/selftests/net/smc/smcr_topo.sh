@@ -94,13 +94,17 @@ smcr_rxe_ready()
 }
 
 # smcr_topo_up: builds the pair and both rxe devices; 0 when both ports
-# are ACTIVE with a RoCE v2 GID for their address
+# are ACTIVE with a RoCE v2 GID for their address.  A and B are /32s,
+# or with SMCR_TOPO_PLEN=N share a /N (noprefixroute: the policy routes
+# alone decide), as SMC v1 wants of two ends on one LAN.
 smcr_topo_up()
 {
+	local plen=${SMCR_TOPO_PLEN:-32}
+
 	modprobe rdma_rxe 2>/dev/null || return 1
 	smcr_topo_state=veth
-	smcr_veth_up "$SMCR_NETA" "$SMCR_NETB" "$SMCR_A" "$SMCR_B" 32 ||
-		return 1
+	smcr_veth_up "$SMCR_NETA" "$SMCR_NETB" "$SMCR_A" "$SMCR_B" "$plen" \
+		${SMCR_TOPO_PLEN:+noprefixroute} || return 1
 	# rp_filter takes the higher of "all" and the device's value
 	smcr_rp_filter_all=$(sysctl -n net.ipv4.conf.all.rp_filter)
 	smcr_sysctl net.ipv4.conf.all.rp_filter 0
@@ -136,9 +140,54 @@ smcr_rules_del()
 	ip route flush table $SMCR_TABLE_B 2>/dev/null
 }
 
+# IPv6 over the first pair, rule by rule as for IPv4: addresses are
+# added with smcr_addr6 (nodad: usable at once), and the IPv6 local
+# rule moves behind the policy rules as the IPv4 one does.
+smcr_topo6=""
+
+smcr_topo6_up()
+{
+	smcr_topo6=up
+	ip -6 rule add pref $SMCR_LOCAL_PREF lookup local &&
+		ip -6 rule del pref 0 lookup local
+}
+
+# smcr_addr6 A PLEN_A B PLEN_B PREF: A on end A, B on end B, crossing
+# the pair (rules PREF and PREF + 1, in the tables of A and B).  The
+# routes name their source: IPv6 would take B itself to reach B.
+smcr_addr6()
+{
+	ip -6 addr add "$1/$2" dev "$SMCR_NETA" nodad noprefixroute &&
+		ip -6 addr add "$3/$4" dev "$SMCR_NETB" nodad noprefixroute &&
+		ip -6 route add "$3/128" dev "$SMCR_NETA" src "$1" \
+			table $SMCR_TABLE_A &&
+		ip -6 route add "$1/128" dev "$SMCR_NETB" src "$3" \
+			table $SMCR_TABLE_B &&
+		ip -6 rule add pref "$5" iif lo to "$3" lookup $SMCR_TABLE_A &&
+		ip -6 rule add pref $(($5 + 1)) iif lo to "$1" \
+			lookup $SMCR_TABLE_B
+}
+
+# smcr_topo6_down: the IPv6 rules gone, the local rule in front again
+smcr_topo6_down()
+{
+	local pref
+
+	[ -n "$smcr_topo6" ] || return 0
+	for pref in $(ip -6 rule | sed -n 's/^\([0-9]*\):.* iif lo .*/\1/p'); do
+		ip -6 rule del pref "$pref" 2>/dev/null
+	done
+	ip -6 route flush table $SMCR_TABLE_A 2>/dev/null
+	ip -6 route flush table $SMCR_TABLE_B 2>/dev/null
+	ip -6 rule add pref 0 lookup local 2>/dev/null
+	ip -6 rule del pref $SMCR_LOCAL_PREF lookup local 2>/dev/null
+	smcr_topo6=""
+}
+
 # smcr_topo_down: undoes whatever smcr_topo_up got to
 smcr_topo_down()
 {
+	smcr_topo6_down
 	case "$smcr_topo_state" in
 	rxeb) rdma link delete "$SMCR_RXEB" 2>/dev/null ;&
 	rxea) rdma link delete "$SMCR_RXEA" 2>/dev/null ;&
