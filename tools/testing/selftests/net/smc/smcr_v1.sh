@@ -8,8 +8,8 @@
 # GID of the connection's own address; bit 2: the client offers no
 # SMC-Rv2) runs the whole v1 protocol between two rxe devices: the v1
 # Proposal with its IP prefixes, the 68-byte Accept and Confirm, the
-# v1 LLC encoding, and the v1 way to add a link (the client's ADD LINK
-# invitation, the rkeys in ADD LINK CONTINUATIONs).  v1 needs both ends
+# v1 LLC encoding, and the v1 way to add a link (the rkeys in ADD LINK
+# CONTINUATIONs).  v1 needs both ends
 # on one LAN: A and B share a /24 here, and IPv6 pairs share a /64.
 #
 # The groups' versions are read from /sys/kernel/debug/smc/smcr-
