@@ -258,7 +258,7 @@ static void smcr_llc_answer(struct smcr_link *link, struct smc_llc_msg *m,
 }
 
 /* Our link of @lgr with link number @id, or NULL */
-static struct smcr_link *smcr_llc_link_by_id(struct smcr_lgr *lgr, u8 id)
+struct smcr_link *smcr_llc_link_by_id(struct smcr_lgr *lgr, u8 id)
 {
 	struct smcr_link *link;
 	unsigned int i;
@@ -318,6 +318,22 @@ static void smcr_llc_rx_delete_rkey(struct smcr_link *link,
 }
 
 /*
+ * The peer gave up the link @id that it and we are still adding: our
+ * flow waiting on it ends now, not at its timeout, and is done before
+ * the peer's next ADD LINK, which waits for our answer for only
+ * SMCR_LLC_WAIT.  (A server that times out first starts again at once,
+ * while the client may wait seconds more.)
+ */
+static void smcr_llc_drop_new(struct smcr_lgr *lgr, struct smcr_link *link,
+			      u8 id)
+{
+	struct smcr_link *nl = id ? smcr_llc_link_by_id(lgr, id) : NULL;
+
+	if (nl && nl != link && READ_ONCE(nl->state) == SMCR_LINK_ACTIVATING)
+		smcr_link_set_down(nl);
+}
+
+/*
  * An LLC message no flow waited for (softirq), @m parsed from @buf.
  * Responses nobody waits for are late: dropped.
  */
@@ -356,6 +372,7 @@ void smcr_llc_rx(struct smcr_link *link, const struct smc_llc_msg *in,
 		smcr_lgr_want_add(lgr, true);
 		break;
 	case SMC_LLC_DELETE_LINK:
+		smcr_llc_drop_new(lgr, link, m.delete_link.link_id);
 		smcr_llc_queue(link, buf, min_t(u32, len, SMC_LLC_MSG_LEN),
 			       false);
 		break;
@@ -711,8 +728,12 @@ static void smcr_llc_srv_add_link(struct smcr_lgr *lgr, bool req)
 	smcr_llc_add_msg(&m, nl, n, false);
 	smcr_llc_arm(link, SMC_LLC_ADD_LINK, true);
 	rc = smcr_llc_send_add(link, &m, rk);
+	/*
+	 * The client may still be giving up a link we gave up a moment
+	 * ago, which can take it seconds: longer than an LLC response
+	 */
 	if (!rc)
-		rc = smcr_llc_wait(link, SMCR_LLC_WAIT, &m);
+		rc = smcr_llc_wait(link, SMCR_ADD_WAIT, &m);
 	raw = smcr_llc_take_raw(link, &rawlen);
 	/* refused: the client has no other device */
 	if (!rc && (m.hdr.flags & SMC_LLC_FLAG_ADD_LINK_REJ) && local)
@@ -759,6 +780,9 @@ out_unlink:
 	kfree(raw);
 	kfree(rk);
 	smcr_llc_unlink(lgr, nl);
+	/* an answer that did not come: again, SMCR_ADD_TRIES in a row */
+	if (rc == -ETIMEDOUT)
+		smcr_lgr_want_add(lgr, false);
 	return;
 
 out_refuse:
