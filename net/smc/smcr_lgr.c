@@ -924,7 +924,6 @@ static ssize_t smcr_link_error_write(struct file *file,
 	u32 lgr_id, link_id;
 	char buf[32];
 	int rc = -ENOENT;
-	unsigned int i;
 
 	if (!len || len >= sizeof(buf))
 		return -EINVAL;
@@ -937,15 +936,11 @@ static ssize_t smcr_link_error_write(struct file *file,
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
 		if (lgr->id != lgr_id)
 			continue;
-		for (i = 0; i < SMCR_LINKS; i++) {
-			link = lgr->links[i];
-			if (link && link->id == link_id && link->qp &&
-			    READ_ONCE(link->state) == SMCR_LINK_ACTIVE) {
-				rc = ib_modify_qp(link->qp, &attr,
-						  IB_QP_STATE);
-				break;
-			}
-		}
+		link = link_id <= U8_MAX ? smcr_llc_link_by_id(lgr, link_id) :
+					   NULL;
+		if (link && link->qp &&
+		    READ_ONCE(link->state) == SMCR_LINK_ACTIVE)
+			rc = ib_modify_qp(link->qp, &attr, IB_QP_STATE);
 		break;
 	}
 	mutex_unlock(&smcr_lgrs_lock);

@@ -575,12 +575,14 @@ static struct smcr_slot *smcr_slot_get_alone(struct smcr_link *link)
 {
 	struct smcr_slot *slot = ERR_PTR(-ENOLINK);
 	unsigned int i;
+	bool held;
 
 	spin_lock_bh(&link->slot_lock);
-	if (link->state != SMCR_LINK_DOWN)
+	held = link->state != SMCR_LINK_DOWN;
+	if (held)
 		link->slots_held = true;
 	spin_unlock_bh(&link->slot_lock);
-	if (!link->slots_held)
+	if (!held)
 		return slot;
 	wait_event_timeout(link->slot_wq, smcr_link_quiet(link),
 			   SMCR_QUIET_WAIT);

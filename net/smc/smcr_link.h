@@ -425,6 +425,7 @@ void smcr_llc_rx(struct smcr_link *link, const struct smc_llc_msg *m,
 		 const u8 *buf, u32 len);
 void smcr_llc_work(struct work_struct *work);
 void smcr_llc_drain(struct smcr_lgr *lgr);
+struct smcr_link *smcr_llc_link_by_id(struct smcr_lgr *lgr, u8 id);
 void smcr_confirm_link_fill(struct smc_llc_msg *m,
 			    const struct smcr_link *link, bool resp);
 int smcr_llc_confirm_rkey(struct smcr_lgr *lgr, struct smcr_link *link,
