@@ -441,10 +441,17 @@ int smc_hs_recv(struct smc_sock *smc, struct smc_hs *hs, u8 type, int buflen);
 int smc_connect_handshake(struct smc_sock *smc);
 int smc_listen_handshake(struct smc_sock *child);
 
+/*
+ * A server's device check failed without a reason of its own (an EID
+ * mismatch): the decline gives the reason of another path, as upstream.
+ */
+#define SMC_HS_SILENT	U32_MAX
+
 /* smcd_conn.c: SMC-D handshake and connection life */
 extern bool smc_smcd_enabled;
 
 int smcd_connect_accept(struct smc_sock *smc, struct smc_hs *hs);
+u32 smcd_listen_v2_check(const struct smc_clc_proposal *p);
 u32 smcd_listen_check(const struct smc_clc_proposal *p,
 		      struct smcd_dev **devp);
 int smcd_listen_accept(struct smc_sock *child, struct smc_hs *hs);
@@ -467,6 +474,7 @@ static inline bool smc_syn_smc(void)
 int smcr_connect_offer(struct smc_sock *smc, struct smc_hs *hs);
 int smcr_connect_offer_v1(struct smc_sock *smc, struct smc_hs *hs);
 int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs);
+u32 smcr_listen_v2_check(const struct smc_clc_proposal *p);
 u32 smcr_listen_check(struct smc_sock *child, struct smc_hs *hs);
 u32 smcr_listen_check_v1(struct smc_sock *child, struct smc_hs *hs);
 int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs, u8 version);

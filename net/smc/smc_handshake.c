@@ -186,6 +186,88 @@ out:
 	return rc;
 }
 
+/* Keep the first reason: later failures do not replace it */
+static void smc_hs_keep(u32 *first, u32 reason)
+{
+	if (!*first && reason != SMC_HS_SILENT)
+		*first = reason;
+}
+
+/*
+ * Server: choose the path for the client's Proposal: SMC-Dv2, SMC-Rv2,
+ * SMC-Rv1, in this order.  0 with hs->smcd (SMC-D) or hs->version (SMC-R)
+ * set, else the reason to decline.
+ *
+ * The reason is the one upstream's server gives, so that a client sees
+ * the same code whichever module it talks to.  A v2 path the Proposal
+ * cannot have (no extension, no EID) is dropped first; its reason counts
+ * only when no path is left at all.  Of the device search after that,
+ * the first failure with a reason counts; an EID mismatch has none.  An
+ * IPv4/IPv6 prefix mismatch rules out SMC-Rv1 and wins over everything.
+ */
+static u32 smc_listen_pick(struct smc_sock *child, struct smc_hs *hs)
+{
+	const struct smc_clc_proposal *p = &hs->p;
+	bool d2, r2, r1, d1;
+	u32 vrc, first = 0, prfx = 0, reason;
+
+	d1 = smc_path_has_d(p->typev1);
+	r1 = smc_path_has_r(p->typev1);
+	d2 = p->version >= SMC_V2 && smc_path_has_d(p->typev2);
+	r2 = p->version >= SMC_V2 && smc_path_has_r(p->typev2);
+
+	vrc = SMC_CLC_DECL_PEERNOSMC;
+	if ((d2 || r2) && !p->v2_ext) {
+		d2 = false;
+		r2 = false;
+		vrc = SMC_CLC_DECL_NOV2EXT;
+	}
+	reason = d2 ? smcd_listen_v2_check(p) : 0;
+	if (reason) {
+		d2 = false;
+		vrc = reason;
+	}
+	reason = r2 ? smcr_listen_v2_check(p) : 0;
+	if (reason) {
+		r2 = false;
+		vrc = reason;
+	}
+	if (!d1 && !r1 && !d2 && !r2)
+		return vrc;
+
+	hs->version = SMC_V2;
+	if (d2) {
+		reason = smcd_listen_check(p, &hs->smcd);
+		if (!reason)
+			return 0;
+		smc_hs_keep(&first, reason);
+	}
+	if (p->typev1 != SMC_TYPE_N &&
+	    !smc_prefix_match(smc_clcsk(child), p))
+		prfx = SMC_CLC_DECL_DIFFPREFIX;
+	smc_hs_keep(&first, prfx);
+	/* no native ISM device here for SMC-Dv1 */
+	if (d1 && !prfx)
+		smc_hs_keep(&first, SMC_CLC_DECL_NOSMCDDEV);
+	if (!smc_path_has_r(p->typev1) && !smc_path_has_r(p->typev2))
+		return first ?: SMC_CLC_DECL_NOSMCDDEV;
+	if (r2) {
+		reason = smcr_listen_check(child, hs);
+		if (!reason)
+			return 0;
+		smc_hs_keep(&first, reason);
+	}
+	if (prfx)
+		return prfx;
+	reason = r1 ? smcr_listen_check_v1(child, hs) : SMC_CLC_DECL_NOSMCDEV;
+	if (!reason) {
+		hs->version = SMC_V1;
+		return 0;
+	}
+	smc_hs_keep(&first, reason);
+	return first;
+}
+
 /*
  * Server side of the handshake of a child.  Returns 0 on SMC or
  * fallback, a negative error when the connection must be dropped.
@@ -212,39 +294,13 @@ int smc_listen_handshake(struct smc_sock *child)
 		goto out;
 
 	rc = 0;
-	reason = 0;
-	hs->version = SMC_V2;
-	if (p->version < SMC_V2 || !p->v2_ext) {
-		if (p->version >= SMC_V2 && p->typev2 != SMC_TYPE_N)
-			reason = SMC_CLC_DECL_NOV2EXT;
-	} else {
-		if (smc_path_has_d(p->typev2)) {
-			reason = smcd_listen_check(p, &hs->smcd);
-			if (!reason) {
-				rc = smcd_listen_accept(child, hs);
-				goto out;
-			}
-		}
-		if (smc_path_has_r(p->typev2)) {
-			reason = smcr_listen_check(child, hs);
-			if (!reason) {
-				rc = smcr_listen_accept(child, hs, SMC_V2);
-				goto out;
-			}
-		}
-	}
-	if (smc_path_has_r(p->typev1)) {
-		u32 reason1 = smcr_listen_check_v1(child, hs);
-
-		if (!reason1) {
-			hs->version = SMC_V1;
-			rc = smcr_listen_accept(child, hs, SMC_V1);
-			goto out;
-		}
-		/* as upstream: what went wrong first is the reason */
-		reason = reason ?: reason1;
-	}
-	smc_hs_decline(child, reason ?: SMC_CLC_DECL_PEERNOSMC, p->version);
+	reason = smc_listen_pick(child, hs);
+	if (reason)
+		smc_hs_decline(child, reason, p->version);
+	else if (hs->smcd)
+		rc = smcd_listen_accept(child, hs);
+	else
+		rc = smcr_listen_accept(child, hs, hs->version);
 out:
 	if (!rc && smc_on_smc(child))
 		smc_stats_hs_done(child, true, hs->version);

@@ -245,22 +245,38 @@ static bool smcd_offered(const struct smc_clc_proposal *p,
 }
 
 /*
- * Server: can we take the client's SMC-Dv2 offer?  0 with *@devp set
- * (referenced), else the reason to decline.
+ * Server, before any device search: can the client's SMC-Dv2 offer be
+ * taken at all?  0, or the reason to drop it (upstream's order).  Our
+ * own loopback GID in the Proposal proves the client is this kernel, so
+ * that needs no EID: the zero-configuration rule.
+ */
+u32 smcd_listen_v2_check(const struct smc_clc_proposal *p)
+{
+	struct smcd_dev *dev;
+	bool local;
+
+	if (!READ_ONCE(smc_smcd_enabled))
+		return SMC_CLC_DECL_NOISM2SUPP;
+	if (!p->smcd_v2_ext)
+		return SMC_CLC_DECL_NOV2DEXT;
+	if (p->eid_cnt || p->seid_flag)
+		return 0;
+	dev = smcd_dev_get_loopback();
+	local = dev && smcd_offered(p, dev);
+	if (dev)
+		smcd_dev_put(dev);
+	return local ? 0 : SMC_CLC_DECL_NOUEID;
+}
+
+/*
+ * Server: is there a device for the client's SMC-Dv2 offer?  0 with
+ * *@devp set (referenced), else the reason to decline.
  */
 u32 smcd_listen_check(const struct smc_clc_proposal *p,
 		      struct smcd_dev **devp)
 {
 	struct smcd_dev *dev;
 
-	if (!p->smcd_v2_ext)
-		return SMC_CLC_DECL_NOV2DEXT;
-	if (!READ_ONCE(smc_smcd_enabled))
-		return SMC_CLC_DECL_NOSMCD2DEV;
-	/*
-	 * Zero configuration: our own loopback GID in the Proposal proves
-	 * the client is this kernel, so no EID needs to match.
-	 */
 	dev = smcd_dev_get_loopback();
 	if (!dev || !smcd_offered(p, dev)) {
 		if (dev)

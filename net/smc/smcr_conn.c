@@ -735,11 +735,22 @@ static void smcr_listen_abort(struct smc_sock *child,
 }
 
 /*
- * Server: can we take the client's SMC-Rv2 offer?  0 with hs->gi and
- * hs->eid set, else the reason to decline.  The client must offer a
- * user EID we have; without one, only a client that is this host (its
- * GID is one of ours) is taken, the zero-configuration rule of
- * loopback-ism.
+ * Server, before any device search: can the client's SMC-Rv2 offer be
+ * taken at all?  Upstream drops it when it names no EID.  We take it
+ * from a client whose GID is one of ours (this host) all the same: the
+ * zero-configuration rule of loopback-ism.
+ */
+u32 smcr_listen_v2_check(const struct smc_clc_proposal *p)
+{
+	if (p->eid_cnt || smcr_dev_gid_local(p->roce_v2_gid))
+		return 0;
+	return SMC_CLC_DECL_NOUEID;
+}
+
+/*
+ * Server: is there a device for the client's SMC-Rv2 offer?  0 with
+ * hs->gi and hs->eid set, else the reason to decline.  A client not on
+ * this host must offer a user EID we have.
  */
 u32 smcr_listen_check(struct smc_sock *child, struct smc_hs *hs)
 {
@@ -752,12 +763,13 @@ u32 smcr_listen_check(struct smc_sock *child, struct smc_hs *hs)
 		return SMC_CLC_DECL_NOSMCRDEV;
 	if (!smc_ueid_match(&p->eids[0][0], p->eid_cnt, hs->eid)) {
 		if (!smcr_dev_gid_local(p->roce_v2_gid))
-			return SMC_CLC_DECL_NOUEID;
+			return SMC_HS_SILENT;
 		if (p->eid_cnt)
 			memcpy(hs->eid, p->eids[0], SMC_CLC_EID_LEN);
 	}
+	/* upstream finds no device when there is no route: no own code */
 	if (smcr_route_direct(smc_clcsk(child), p->roce_v2_gid, &direct))
-		return SMC_CLC_DECL_NOROUTE;
+		return SMC_CLC_DECL_NOSMCRDEV;
 	if (smcr_find_gid(smc_clcsk(child), &hs->gi))
 		return SMC_CLC_DECL_NOSMCRDEV;
 	return 0;
@@ -765,18 +777,14 @@ u32 smcr_listen_check(struct smc_sock *child, struct smc_hs *hs)
 
 /*
  * Server: can we take the client's SMC-Rv1 offer?  0 with hs->gi1 set,
- * else the reason to decline: the client must be on our LAN (a prefix
- * of its interface is ours) and we need a RoCE port on it.
+ * else the reason to decline.  The caller checked that the client is on
+ * our LAN (a prefix of its interface is ours); we need a RoCE port on it.
  */
 u32 smcr_listen_check_v1(struct smc_sock *child, struct smc_hs *hs)
 {
-	struct sock *clcsk = smc_clcsk(child);
-
 	if (!READ_ONCE(smc_smcr_enabled))
-		return SMC_CLC_DECL_NOSMCRDEV;
-	if (!smc_prefix_match(clcsk, &hs->p))
-		return SMC_CLC_DECL_DIFFPREFIX;
-	if (smcr_find_gid_v1(clcsk, &hs->gi1))
+		return SMC_CLC_DECL_NOSMCDEV;
+	if (smcr_find_gid_v1(smc_clcsk(child), &hs->gi1))
 		return SMC_CLC_DECL_NOSMCDEV;
 	return 0;
 }
