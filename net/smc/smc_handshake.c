@@ -120,6 +120,8 @@ int smc_connect_handshake(struct smc_sock *smc)
 	p = &hs->p;
 	a = &hs->a;
 
+	/* every user EID we have: the server takes one it knows */
+	p->eid_cnt = smc_ueid_copy(&p->eids[0][0]);
 	if (READ_ONCE(smc_smcd_enabled))
 		hs->smcd = smcd_dev_get_loopback();
 	if (READ_ONCE(smc_smcr_enabled)) {
@@ -140,8 +142,6 @@ int smc_connect_handshake(struct smc_sock *smc)
 		    hs->smcr ? SMC_TYPE_R : SMC_TYPE_N;
 	p->release = SMC_CLC_RELEASE_MAX;
 	p->feature_mask = SMC_CLC_FEAT_MASK;
-	/* every user EID we have: the server takes one it knows */
-	p->eid_cnt = smc_ueid_copy(&p->eids[0][0]);
 	if (hs->smcd)
 		smc_clc_prop_add_ism(p, hs->smcd->gid.gid, hs->smcd->gid.gid_ext,
 				     hs->smcd->chid);

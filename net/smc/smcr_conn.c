@@ -110,12 +110,25 @@ static int smcr_find_gid_v1(struct sock *clcsk, struct smcr_gid_info *gi)
 	return rc;
 }
 
-/* Client: can we offer SMC-Rv2?  0 and hs->gi set, or an error */
+/*
+ * Client: can we offer SMC-Rv2?  0 and hs->gi set, or an error.
+ * hs->p.eid_cnt is set.
+ */
 int smcr_connect_offer(struct smc_sock *smc, struct smc_hs *hs)
 {
+	struct sock *clcsk = smc_clcsk(smc);
+
 	if (READ_ONCE(smcr_v1_test) & SMCR_V1_TEST_ONLY)
 		return -EOPNOTSUPP;
-	return smcr_find_gid(smc_clcsk(smc), &hs->gi);
+	if (clcsk->sk_family != AF_INET)
+		return -EAFNOSUPPORT;
+	/*
+	 * As upstream, no SMC-Rv2 without a user EID; but a server on this
+	 * host takes us without one (zero configuration), so offer it there.
+	 */
+	if (!hs->p.eid_cnt && !smcr_dev_v4_local(inet_sk(clcsk)->inet_daddr))
+		return -ENOENT;
+	return smcr_find_gid(clcsk, &hs->gi);
 }
 
 /*

@@ -610,19 +610,24 @@ int smcr_dev_find_alt_v1(const u8 *gid, u16 vlan, struct smcr_dev *not_dev,
 	return smcr_dev_find(&w, not_dev, gi);
 }
 
-/* Is @gid (an IPv4-mapped RoCEv2 GID) one of this host's? */
-bool smcr_dev_gid_local(const u8 *gid)
+/* Is @addr the address of one of this host's RoCEv2 GIDs? */
+bool smcr_dev_v4_local(__be32 addr)
 {
 	struct smcr_gid_info gi;
-	struct in6_addr a;
 
-	memcpy(&a, gid, sizeof(a));
-	if (!ipv6_addr_v4mapped(&a))
-		return false;
-	if (smcr_dev_find_v4(a.s6_addr32[3], NULL, &gi))
+	if (smcr_dev_find_v4(addr, NULL, &gi))
 		return false;
 	smcr_dev_put(gi.dev);
 	return true;
+}
+
+/* Is @gid (an IPv4-mapped RoCEv2 GID) one of this host's? */
+bool smcr_dev_gid_local(const u8 *gid)
+{
+	struct in6_addr a;
+
+	memcpy(&a, gid, sizeof(a));
+	return ipv6_addr_v4mapped(&a) && smcr_dev_v4_local(a.s6_addr32[3]);
 }
 
 /* Is there any RDMA device at all?  Lock-free, for every connect */

@@ -113,6 +113,7 @@ int smcr_dev_info_next(u32 from, struct smcr_dev_info *info);
 int smcr_dev_init(struct dentry *debugfs);
 int smcr_dev_find_v4(__be32 addr, const char *pnetid,
 		     struct smcr_gid_info *gi);
+bool smcr_dev_v4_local(__be32 addr);
 bool smcr_dev_gid_local(const u8 *gid);
 int smcr_dev_find_v1(const struct net_device *ndev, const u8 *saddr,
 		     const char *pnetid, struct smcr_gid_info *gi);
