@@ -29,14 +29,28 @@ done
 # Block autoloading of the stock modules (e.g. socket(AF_SMC) or the diag
 # netlink family triggering request_module).  /etc is an overlay in vng;
 # if it is not writable, shadow it with a tmpfs copy.
-if ! touch /etc/.smc-rw-test 2>/dev/null; then
-	mkdir -p /run/smc-etc && cp -a /etc/. /run/smc-etc/
-	mount --bind /run/smc-etc /etc
-fi
-rm -f /etc/.smc-rw-test
-mkdir -p /etc/modprobe.d
-printf 'install smc /bin/false\ninstall smc_diag /bin/false\n' \
-	> /etc/modprobe.d/smc-block.conf
+block_stock() {
+	if ! touch /etc/.smc-rw-test 2>/dev/null; then
+		mkdir -p /run/smc-etc && cp -a /etc/. /run/smc-etc/
+		mount --bind /run/smc-etc /etc
+	fi
+	rm -f /etc/.smc-rw-test
+	mkdir -p /etc/modprobe.d
+	printf 'install smc /bin/false\ninstall smc_diag /bin/false\n' \
+		> /etc/modprobe.d/smc-block.conf
+}
+
+# --stock: this guest is the upstream peer of an interop run (vm-pair)
+stock_load() {
+	local m
+
+	for m in smc smc_diag; do
+		modprobe "$m" || fail "cannot load Debian's $m"
+		grep -q O "/sys/module/$m/taint" &&
+			fail "$m: taint O: this is not Debian's module"
+	done
+	say "loaded Debian's smc and smc_diag ($(modinfo -n smc))"
+}
 
 load() {
 	local ko=$SMC_MODULE_DIR/$1.ko deps
@@ -67,6 +81,11 @@ load() {
 	say "loaded $ko ($what $have)"
 }
 
+if [ "${SMC_STOCK:-0}" = 1 ]; then
+	stock_load
+else
+	block_stock
+fi
 if [ "${SMC_NO_MODULES:-0}" != 1 ]; then
 	if [ -f "$SMC_MODULE_DIR/smc.ko" ]; then
 		load smc
