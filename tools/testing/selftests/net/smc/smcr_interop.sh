@@ -1,0 +1,488 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# SMC-R between our module and upstream's, in two VMs (tools/testing/vm/
+# vm-pair): this guest runs ours, the peer guest runs Debian's own smc.ko
+# and smc_diag.ko.  Two point-to-point links join the guests; each end
+# has an rxe device on each.  Link 2 stays down until the cases that
+# make link groups with two links and fail one of them.
+#
+#   smcr_interop.sh --peer    the upstream guest: link 1 up, then serve
+#   smcr_interop.sh           this guest (ours): the test
+#
+# The peer serves shell commands on link 1 (interop_peer.py); the test
+# runs the peer's half of every case through it.  Both guests see the
+# host's file system, so both use the smc_xfer and smc tool built here.
+# Without the links (a normal test run) the test skips.
+#
+# Upstream on a machine without a system EID offers and takes SMC-Rv2
+# only with a user EID, so the cases run without UEIDs, with different
+# ones, and with one common UEID; the decline codes must be the same
+# whichever end runs which module.
+#
+# Upstream's SMC-R over 6.1's rxe hangs (its completion handling needs
+# what that rxe lacks), so make check runs the pair on 6.12 only.
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+AGENT_PORT=7341
+EID=SMC-INTEROP.EID
+EID_OURS=SMC-INTEROP.OURS
+EID_PEER=SMC-INTEROP.PEER
+PNETID=SMCINTEROP
+
+# Each end: MAC, address and rxe device of link 1, then of link 2.  Both
+# links share one /24: upstream's SMC-Rv2 adds a link only on a device
+# with an address in the subnet of the group's first one.  Host routes
+# keep each peer address on its own link.
+declare -A MAC1=([peer]=52:54:00:5c:00:01 [ours]=52:54:00:5c:00:02)
+declare -A MAC2=([peer]=52:54:00:5c:00:03 [ours]=52:54:00:5c:00:04)
+declare -A ADDR1=([peer]=10.98.0.1 [ours]=10.98.0.2)
+declare -A ADDR2=([peer]=10.98.0.11 [ours]=10.98.0.12)
+PEER_ADDR=${ADDR1[peer]}
+OURS_ADDR=${ADDR1[ours]}
+
+# nic_of MAC: the name of the interface with that MAC
+nic_of()
+{
+	ip -o link | awk -v mac="$1" '$0 ~ "link/ether " mac { sub(":$", "", $2); print $2; exit }' |
+		grep .
+}
+
+other() { [ "$1" = peer ] && echo ours || echo peer; }
+
+# link1_up SIDE: link 1 up with its rxe device; link 2 prepared but down
+link1_up()
+{
+	local me=$1 you dev1 dev2
+
+	you=$(other "$me")
+	dev1=$(nic_of "${MAC1[$me]}") && dev2=$(nic_of "${MAC2[$me]}") ||
+		return 1
+	ip addr add "${ADDR1[$me]}/24" dev "$dev1" noprefixroute &&
+		ip addr add "${ADDR2[$me]}/24" dev "$dev2" noprefixroute &&
+		ip link set "$dev1" up &&
+		ip route add "${ADDR1[$you]}/32" dev "$dev1" src "${ADDR1[$me]}" &&
+		rdma link add "rxe_${me}1" type rxe netdev "$dev1" &&
+		rdma link add "rxe_${me}2" type rxe netdev "$dev2"
+}
+
+# link2 SIDE up|down
+link2()
+{
+	local me=$1 you dev
+
+	you=$(other "$me")
+	dev=$(nic_of "${MAC2[$me]}") || return 1
+	ip link set "$dev" "$2" || return 1
+	[ "$2" = up ] || return 0
+	ip route replace "${ADDR2[$you]}/32" dev "$dev" src "${ADDR2[$me]}"
+}
+
+case "${1:-}" in
+--peer)
+	# The upstream guest: bring up its end and serve until told to stop.
+	link1_up peer || {
+		echo "interop peer: no links (${MAC1[peer]}, ${MAC2[peer]})"
+		ip -o link
+		exit 1
+	}
+	ulimit -n 4096
+	# what the peer looked like, for a driver that lost it (vm-run's
+	# results directory keeps it)
+	if [ -n "${SMC_RESULTS:-}" ]; then
+		while sleep 3; do
+			echo "== $(cut -d' ' -f1 /proc/uptime) load $(cut -d' ' -f1-3 /proc/loadavg)"
+			ip neigh
+			ip -s -br link
+			top -bn1 | sed -n '7,12p'
+		done > "$SMC_RESULTS/peer-monitor.log" 2>&1 &
+	fi
+	exec python3 "$HERE/interop_peer.py" serve "$PEER_ADDR" $AGENT_PORT
+	;;
+--link2)
+	link2 "$2" "$3"
+	exit
+	;;
+esac
+
+. "$HERE/lib.sh"
+
+XFER=$HERE/smc_xfer
+SMC_TOOL=$REPO/tools/net/smc/smc
+NCASES=23
+
+[ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
+nic_of "${MAC1[ours]}" >/dev/null ||
+	ktap_skip_all "no interop link: runs in the guest pair of vm-pair"
+require_tools rdma ip python3
+[ -x "$XFER" ] || ktap_skip_all "smc_xfer not built"
+[ -x "$SMC_TOOL" ] || ktap_skip_all "tools/net/smc/smc not built"
+setup_common
+
+# peer CMD [TIMEOUT]: run CMD on the peer guest; its output and status.
+# PEER_WAIT: seconds to wait for the peer to answer at all.
+peer()
+{
+	python3 "$HERE/interop_peer.py" call "$PEER_ADDR" $AGENT_PORT \
+		--wait "${PEER_WAIT:-0}" --timeout "${2:-90}" "$1"
+}
+
+finish()
+{
+	peer exit >/dev/null 2>&1
+	cleanup
+}
+trap finish EXIT
+
+# ueids OURS PEER: set the UEID table of each end (one EID or none)
+ueids()
+{
+	"$SMC_TOOL" ueid flush && peer "$SMC_TOOL ueid flush" &&
+	{ [ -z "$1" ] || "$SMC_TOOL" ueid add "$1"; } &&
+	{ [ -z "$2" ] || peer "$SMC_TOOL ueid add $2"; }
+}
+
+# One port per connection: nothing waits for TIME_WAIT to end
+port_next=41000
+next_port()
+{
+	port_next=$((port_next + 1))
+	port=$port_next
+}
+
+# xfer_cmd ROLE ADDR PORT N M PATH REASON [SEED]: an smc_xfer command line
+xfer_cmd()
+{
+	local ready=""
+
+	[ "$1" = -s ] && ready="-r /tmp/smc-interop.r$3"
+	echo "SMC_EXPECT_PATH=$6 SMC_EXPECT_REASON=$7 $XFER $1 $2 $3" \
+	     "-n $4 -m $5 -S ${8:-1} -t 90 $ready"
+}
+
+# peer_ready PORT: the peer's server on PORT listens
+peer_ready()
+{
+	peer "for i in \$(seq 100); do [ -e /tmp/smc-interop.r$1 ] && exit 0
+	      sleep 0.1; done; exit 1"
+}
+
+# ix NAME DIR N M PATH CLIENT_REASON SERVER_REASON: one verified
+# connection; DIR o2u has our client connect to the peer's server, u2o
+# the peer's client to ours.  One KTAP result.
+ix()
+{
+	local name=$1 dir=$2 n=$3 m=$4 path=$5 cr=$6 sr=$7 rc=0 spid port
+
+	next_port
+	if [ "$dir" = o2u ]; then
+		peer "$(xfer_cmd -s $PEER_ADDR $port "$n" "$m" "$path" "$sr")" \
+			> "$tmp_dir/srv.out" 2>&1 &
+		spid=$!
+		track $spid
+		peer_ready $port > /dev/null || rc=1
+		eval "$(xfer_cmd -c $PEER_ADDR $port "$n" "$m" "$path" "$cr")" \
+			> "$tmp_dir/cli.out" 2>&1 || rc=1
+	else
+		eval "$(xfer_cmd -s $OURS_ADDR $port "$n" "$m" "$path" "$sr")" \
+			> "$tmp_dir/srv.out" 2>&1 &
+		spid=$!
+		track $spid
+		wait_until 10 test -e /tmp/smc-interop.r$port || rc=1
+		peer "$(xfer_cmd -c $OURS_ADDR $port "$n" "$m" "$path" "$cr")" \
+			> "$tmp_dir/cli.out" 2>&1 || rc=1
+	fi
+	wait $spid || rc=1
+	ktap_diag "client: $(cat "$tmp_dir/cli.out")"
+	ktap_diag "server: $(cat "$tmp_dir/srv.out")"
+	ktap_result "$name" $rc
+}
+
+# many_start DIR K BYTES TAG: K verified SMC-R connections at once,
+# running when this returns; many_end TAG: 0 when all of them passed
+declare -A many_pids
+many_start()
+{
+	local dir=$1 k=$2 b=$3 tag=$4 i p0 srv="" cli="" saddr rc=0
+
+	p0=$((port_next + 1))
+	port_next=$((port_next + k))
+	saddr=$PEER_ADDR
+	[ "$dir" = u2o ] && saddr=$OURS_ADDR
+	for i in $(seq 0 $((k - 1))); do
+		srv+="($(xfer_cmd -s $saddr $((p0 + i)) "$b" "$b" smcr 0 $i)"
+		srv+=" > /tmp/smc-interop.$tag.s$i 2>&1 ||"
+		srv+=" { echo server $i failed; cat /tmp/smc-interop.$tag.s$i; }) & "
+		cli+="($(xfer_cmd -c $saddr $((p0 + i)) "$b" "$b" smcr 0 $i)"
+		cli+=" > /tmp/smc-interop.$tag.c$i 2>&1 ||"
+		cli+=" { echo client $i failed; cat /tmp/smc-interop.$tag.c$i; }) & "
+	done
+	srv+="wait"
+	cli+="wait"
+	if [ "$dir" = o2u ]; then
+		peer "$srv" 180 > "$tmp_dir/$tag.srv" 2>&1 &
+		many_pids[$tag]=$!
+		peer_ready $((p0 + k - 1)) > /dev/null || rc=1
+		sleep 1
+		bash -c "$cli" > "$tmp_dir/$tag.cli" 2>&1 &
+	else
+		bash -c "$srv" > "$tmp_dir/$tag.srv" 2>&1 &
+		many_pids[$tag]=$!
+		wait_until 20 test -e /tmp/smc-interop.r$((p0 + k - 1)) || rc=1
+		sleep 1
+		peer "$cli" 180 > "$tmp_dir/$tag.cli" 2>&1 &
+	fi
+	many_pids[$tag]+=" $!"
+	track "${many_pids[$tag]% *}"
+	track $!
+	return $rc
+}
+
+many_end()
+{
+	local tag=$1 p rc=0
+
+	for p in ${many_pids[$tag]}; do
+		wait "$p" || rc=1
+	done
+	# every failed end printed a line
+	[ -s "$tmp_dir/$tag.srv" ] || [ -s "$tmp_dir/$tag.cli" ] && rc=1
+	ktap_diag "$(cat "$tmp_dir/$tag.srv" "$tmp_dir/$tag.cli" | tail -n 30)"
+	return $rc
+}
+
+# many DIR K BYTES: many_start and many_end
+many()
+{
+	many_start "$1" "$2" "$3" many && many_end many
+}
+
+# lgr_summary [peer]: "role:eid:links" of each SMC-R link group, sorted
+LGR_PY='import json, sys
+g = json.load(sys.stdin)["lgrs"]
+print(" ".join(sorted("%s:%s:%d" % (x["role"], x["eid"].strip(),
+                                    len(x["links"]))
+                      for x in g if x["type"] == "smcr")))'
+lgr_summary()
+{
+	if [ "${1:-}" = peer ]; then
+		peer "$SMC_TOOL -j lgr | python3 -c '$LGR_PY'"
+	else
+		"$SMC_TOOL" -j lgr | python3 -c "$LGR_PY"
+	fi
+}
+
+# lgrs_are WANT: both ends show the link groups WANT (lgr_summary)
+lgrs_are()
+{
+	[ "$(lgr_summary)" = "$1" ] && [ "$(lgr_summary peer)" = "$1" ]
+}
+
+# lgrs_wait NAME WANT SEC: one KTAP result, WANT reached within SEC
+lgrs_wait()
+{
+	local rc=0
+
+	wait_until "$3" lgrs_are "$2" || rc=1
+	ktap_diag "ours: $(lgr_summary)"
+	ktap_diag "upstream: $(lgr_summary peer)"
+	[ $rc = 0 ] || link_state
+	ktap_result "$1" $rc
+}
+
+# link_state: both ends' links, routes, neighbours and kernel messages
+link_state()
+{
+	local what='rdma link show; ip -br addr; ip route; ip neigh;
+		    $SMC_TOOL lgr; dmesg | tail -n 25'
+
+	ktap_diag "ours: $(eval "$what" 2>&1)"
+	ktap_diag "upstream: $(peer "SMC_TOOL=$SMC_TOOL; $what" 2>&1)"
+}
+
+# killed DIR: the server end of a long transfer is killed; the client
+# must end with an error soon, not hang.  0 when it did.
+killed()
+{
+	local dir=$1 cpid rc=0 port t0 big=4294967296
+
+	next_port
+	if [ "$dir" = o2u ]; then
+		peer "$(xfer_cmd -s $PEER_ADDR $port $big $big smcr 0)" \
+			> "$tmp_dir/k.srv" 2>&1 &
+		track $!
+		peer_ready $port > /dev/null || rc=1
+		eval "$(xfer_cmd -c $PEER_ADDR $port $big $big smcr 0)" \
+			> "$tmp_dir/k.cli" 2>&1 &
+		cpid=$!
+		sleep 3
+		t0=$SECONDS
+		peer "pkill -9 -x smc_xfer" || rc=1
+	else
+		eval "$(xfer_cmd -s $OURS_ADDR $port $big $big smcr 0)" \
+			> "$tmp_dir/k.srv" 2>&1 &
+		track $!
+		wait_until 10 test -e /tmp/smc-interop.r$port || rc=1
+		peer "$(xfer_cmd -c $OURS_ADDR $port $big $big smcr 0)" \
+			> "$tmp_dir/k.cli" 2>&1 &
+		cpid=$!
+		sleep 3
+		t0=$SECONDS
+		pkill -9 -x smc_xfer || rc=1
+	fi
+	track $cpid
+	if wait $cpid; then
+		ktap_diag "the client's transfer succeeded"
+		rc=1
+	fi
+	# smc_xfer gives up by itself after 90 s: that would be a hang
+	if [ $((SECONDS - t0)) -gt 30 ]; then
+		ktap_diag "the client took $((SECONDS - t0)) s to end"
+		rc=1
+	fi
+	ktap_diag "client: $(tail -n 3 "$tmp_dir/k.cli")"
+	return $rc
+}
+
+ktap_header $NCASES
+
+# 1: the pair is up, and the peer runs Debian's modules
+rc=0
+if ! link1_up ours; then
+	ktap_diag "cannot bring up our end: $(ip -o link)"
+	rc=1
+fi
+info=$(PEER_WAIT=240 peer "grep -q O /sys/module/smc/taint && echo tainted
+	     rdma link show; modinfo -n smc" 2>&1) || rc=1
+ktap_diag "peer: $info"
+grep -q tainted <<< "$info" && rc=1
+grep -q 'kernel/net/smc/smc.ko' <<< "$info" || rc=1
+grep -q 'rxe_peer1.*state ACTIVE' <<< "$info" || rc=1
+wait_until 20 sh -c "rdma link show | grep -q 'rxe_ours1.*ACTIVE'" || rc=1
+# both rxe devices of an end on one PNET ID: upstream adds links only so
+for side in ours peer; do
+	cmd="$SMC_TOOL pnet add $PNETID ib rxe_${side}1 port 1 &&
+	     $SMC_TOOL pnet add $PNETID ib rxe_${side}2 port 1"
+	if [ $side = ours ]; then
+		bash -c "$cmd" || rc=1
+	else
+		peer "$cmd" || rc=1
+	fi
+done
+ktap_result "peer guest runs upstream smc over rxe" $rc
+[ $rc = 0 ] || ktap_finish
+
+# 2-3: no UEID on either end.  Neither client offers SMC-Rv2 without
+# one.  Ours still offers its loopback-ism (upstream with loopback-ism
+# does too), which Debian's smc, built without it, cannot take.
+ueids "" "" || ktap_diag "cannot clear the UEID tables"
+ix "no UEIDs: ours to upstream, declined with 0x03030003" o2u 1000 1000 \
+	fallback 0x05000000 0x03030003
+ix "no UEIDs: upstream to ours, nothing offered: 0x03030000" u2o 1000 1000 \
+	fallback 0x03030000 0x05000000
+
+# 4-5: different UEIDs: an EID mismatch has no code of its own; the
+# server declines with that of the SMC-Rv1 it was not offered either
+ueids $EID_OURS $EID_PEER || ktap_diag "cannot set the UEIDs"
+ix "different UEIDs: upstream server declines with 0x03030000" o2u 1000 1000 \
+	fallback 0x05000000 0x03030000
+ix "different UEIDs: our server declines with 0x03030000" u2o 1000 1000 \
+	fallback 0x05000000 0x03030000
+
+# 6-11: one UEID: SMC-R both ways, verified
+ueids $EID $EID || ktap_diag "cannot set the common UEID"
+ix "ours to upstream over SMC-R, 1 B each way" o2u 1 1 smcr 0 0
+ix "ours to upstream over SMC-R, 65537 B up, 3 B down" o2u 65537 3 smcr 0 0
+ix "ours to upstream over SMC-R, 16 MiB each way" o2u 16777216 16777216 \
+	smcr 0 0
+ix "upstream to ours over SMC-R, 1 B each way" u2o 1 1 smcr 0 0
+ix "upstream to ours over SMC-R, 3 B up, 65537 B down" u2o 3 65537 smcr 0 0
+ix "upstream to ours over SMC-R, 16 MiB each way" u2o 16777216 16777216 \
+	smcr 0 0
+
+# 12: one link group each way, reused by the later connections, with
+# the negotiated EID on both ends and one link each
+lgrs_wait "one link group each way, with the common EID" \
+	"client:$EID:1 server:$EID:1" 5
+
+# 13-14: many at once
+many o2u 16 1048576
+ktap_result "16 connections at once, ours to upstream, over SMC-R" $?
+many u2o 16 1048576
+ktap_result "16 connections at once, upstream to ours, over SMC-R" $?
+
+# 15-16: a killed server end: the client ends with an error
+killed o2u
+ktap_result "upstream server killed: our client ends with an error" $?
+killed u2o
+ktap_result "our server killed: the upstream client ends with an error" $?
+
+# 17: our module goes away with its link groups up: upstream's end
+rc=0
+wait_until 30 smc_settled 0 || { ktap_diag "our sockets remain"; rc=1; }
+rmmod smc_diag && rmmod smc || rc=1
+if ! wait_until 30 sh -c \
+	"[ -z \"\$(python3 '$HERE/interop_peer.py' call $PEER_ADDR $AGENT_PORT \
+	  \"$SMC_TOOL -j lgr | python3 -c '$LGR_PY'\")\" ]"; then
+	ktap_diag "upstream keeps: $(lgr_summary peer)"
+	rc=1
+fi
+ktap_result "our module unloaded: upstream ends its link groups" $rc
+
+# 18-19: loaded again, with link 2 up at both ends: new groups
+link2 ours up && peer "bash $HERE/smcr_interop.sh --link2 peer up" ||
+	ktap_diag "cannot bring up link 2"
+insmod "$SMC_MODULE_DIR/smc.ko" && insmod "$SMC_MODULE_DIR/smc_diag.ko" &&
+	"$SMC_TOOL" ueid add $EID &&
+	"$SMC_TOOL" pnet add $PNETID ib rxe_ours1 port 1 &&
+	"$SMC_TOOL" pnet add $PNETID ib rxe_ours2 port 1 ||
+	ktap_diag "cannot load our module again"
+wait_until 20 sh -c "rdma link show | grep -q 'rxe_ours2.*ACTIVE'" ||
+	ktap_diag "rxe_ours2 is not active"
+ix "our module loaded again: ours to upstream over SMC-R" o2u 1048576 1048576 \
+	smcr 0 0
+ix "our module loaded again: upstream to ours over SMC-R" u2o 1048576 1048576 \
+	smcr 0 0
+
+# 20: each group's server adds a second link on link 2, upstream for
+# the group it serves, ours for the other (ADD LINK, CONFIRM LINK)
+lgrs_wait "both groups add a second link on link 2" \
+	"client:$EID:2 server:$EID:2" 60
+
+# 21: the groups' new RMBs are confirmed on both links (CONFIRM RKEY)
+# and the connections spread over both links
+many o2u 8 4194304 && many u2o 8 4194304
+ktap_result "16 more connections over two links, both ways" $?
+
+# 22-23: our rxe device of link 2 goes away under traffic: we tell
+# upstream with DELETE LINK, and both ends move the connections to link
+# 1.  (Failing link 2 at both ends instead, as a cut cable, makes
+# upstream hang on 6.12's rxe: a soft lockup in rxe's work queue, and
+# its DELETE LINK worker waits for sends rxe never completes.)
+ok=1
+many_start o2u 4 33554432 fo1 && many_start u2o 4 33554432 fo2 || ok=0
+sleep 4
+rdma link delete rxe_ours2 || ok=0
+many_end fo1 || ok=0
+many_end fo2 || ok=0
+[ $ok = 1 ]
+ktap_result "rxe_ours2 removed under traffic: 8 transfers complete on link 1" $?
+# no link is left on it at either end (either server may add a link
+# beside link 1 again: rxe_peer2 is still there)
+LINKS_PY='import json, sys
+print(" ".join("%s>%s" % (l["dev"], l["peer_gid"][-9:])
+               for g in json.load(sys.stdin)["lgrs"] if g["type"] == "smcr"
+               for l in g["links"]))'
+gone()
+{
+	ours=$("$SMC_TOOL" -j lgr | python3 -c "$LINKS_PY")
+	theirs=$(peer "$SMC_TOOL -j lgr | python3 -c '$LINKS_PY'")
+	! grep -q rxe_ours2 <<< "$ours" && ! grep -q '0a62:000c' <<< "$theirs"
+}
+rc=0
+wait_until 30 gone || rc=1
+ktap_diag "ours: $ours"
+ktap_diag "upstream: $theirs"
+ktap_result "no link uses the removed device at either end" $rc
+
+ktap_finish
