@@ -207,10 +207,10 @@ static int touch(const char *path)
 	return 0;
 }
 
-/* Create @path and wait until it is gone (at most 60 s); 0 or -1 */
-static int hold(const char *path)
+/* Create @path and wait until it is gone (at most @tmo s); 0 or -1 */
+static int hold(const char *path, unsigned int tmo)
 {
-	long end = now_ms() + 60000;
+	long end = now_ms() + tmo * 1000L;
 	struct stat st;
 
 	if (touch(path)) {
@@ -347,7 +347,7 @@ int main(int argc, char **argv)
 
 	if (check_path(fd))
 		ok = 0;
-	if (holdf && hold(holdf))
+	if (holdf && hold(holdf, tmo))
 		ok = 0;
 
 	w.fd = fd;
