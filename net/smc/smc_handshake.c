@@ -208,8 +208,8 @@ static void smc_hs_keep(u32 *first, u32 reason)
 static u32 smc_listen_pick(struct smc_sock *child, struct smc_hs *hs)
 {
 	const struct smc_clc_proposal *p = &hs->p;
-	bool d2, r2, r1, d1;
 	u32 vrc, first = 0, prfx = 0, reason;
+	bool d1, d2, r1, r2;
 
 	d1 = smc_path_has_d(p->typev1);
 	r1 = smc_path_has_r(p->typev1);
