@@ -249,7 +249,7 @@ static u32 smc_listen_pick(struct smc_sock *child, struct smc_hs *hs)
 	/* no native ISM device here for SMC-Dv1 */
 	if (d1 && !prfx)
 		smc_hs_keep(&first, SMC_CLC_DECL_NOSMCDDEV);
-	if (!smc_path_has_r(p->typev1) && !smc_path_has_r(p->typev2))
+	if (!r1 && !smc_path_has_r(p->typev2))
 		return first ?: SMC_CLC_DECL_NOSMCDDEV;
 	if (r2) {
 		reason = smcr_listen_check(child, hs);

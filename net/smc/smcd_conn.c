@@ -230,18 +230,21 @@ int smcd_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 	return 0;
 }
 
-/* Is our loopback device among those the client offers? */
-static bool smcd_offered(const struct smc_clc_proposal *p,
-			 const struct smcd_dev *dev)
+/* Our loopback device, referenced, if the client offers it; else NULL */
+static struct smcd_dev *smcd_offered(const struct smc_clc_proposal *p)
 {
+	struct smcd_dev *dev = smcd_dev_get_loopback();
 	struct smc_clc_ism_dev ism;
 	unsigned int pos = 0;
 
+	if (!dev)
+		return NULL;
 	while (smc_clc_prop_next_ism(p, &pos, &ism))
 		if (ism.chid == dev->chid && ism.gid == dev->gid.gid &&
 		    ism.gid_ext == dev->gid.gid_ext)
-			return true;
-	return false;
+			return dev;
+	smcd_dev_put(dev);
+	return NULL;
 }
 
 /*
@@ -253,7 +256,6 @@ static bool smcd_offered(const struct smc_clc_proposal *p,
 u32 smcd_listen_v2_check(const struct smc_clc_proposal *p)
 {
 	struct smcd_dev *dev;
-	bool local;
 
 	if (!READ_ONCE(smc_smcd_enabled))
 		return SMC_CLC_DECL_NOISM2SUPP;
@@ -261,11 +263,11 @@ u32 smcd_listen_v2_check(const struct smc_clc_proposal *p)
 		return SMC_CLC_DECL_NOV2DEXT;
 	if (p->eid_cnt || p->seid_flag)
 		return 0;
-	dev = smcd_dev_get_loopback();
-	local = dev && smcd_offered(p, dev);
-	if (dev)
-		smcd_dev_put(dev);
-	return local ? 0 : SMC_CLC_DECL_NOUEID;
+	dev = smcd_offered(p);
+	if (!dev)
+		return SMC_CLC_DECL_NOUEID;
+	smcd_dev_put(dev);
+	return 0;
 }
 
 /*
@@ -275,16 +277,8 @@ u32 smcd_listen_v2_check(const struct smc_clc_proposal *p)
 u32 smcd_listen_check(const struct smc_clc_proposal *p,
 		      struct smcd_dev **devp)
 {
-	struct smcd_dev *dev;
-
-	dev = smcd_dev_get_loopback();
-	if (!dev || !smcd_offered(p, dev)) {
-		if (dev)
-			smcd_dev_put(dev);
-		return SMC_CLC_DECL_NOSMCD2DEV;
-	}
-	*devp = dev;
-	return 0;
+	*devp = smcd_offered(p);
+	return *devp ? 0 : SMC_CLC_DECL_NOSMCD2DEV;
 }
 
 /*
