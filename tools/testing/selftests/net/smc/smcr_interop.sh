@@ -163,38 +163,52 @@ xfer_cmd()
 	     "-n $4 -m $5 -S ${8:-1} -t 90 $ready"
 }
 
-# peer_ready PORT: the peer's server on PORT listens
-peer_ready()
+# on SIDE CMD [TIMEOUT]: run the command line CMD here (ours) or on the
+# peer guest (peer)
+on()
 {
-	peer "for i in \$(seq 100); do [ -e /tmp/smc-interop.r$1 ] && exit 0
-	      sleep 0.1; done; exit 1"
+	if [ "$1" = peer ]; then
+		peer "$2" "${3:-90}"
+	else
+		bash -c "$2"
+	fi
+}
+
+# listening SIDE PORT [SEC]: the smc_xfer server on PORT at SIDE
+# listens within SEC seconds (10)
+listening()
+{
+	on "$1" "for i in \$(seq $((${3:-10} * 10))); do
+		 [ -e /tmp/smc-interop.r$2 ] && exit 0; sleep 0.1
+		 done; exit 1" > /dev/null
+}
+
+# ends DIR: "SERVER_SIDE CLIENT_SIDE SERVER_ADDR" of a direction: o2u
+# has our client connect to the peer's server, u2o the peer's to ours
+ends()
+{
+	if [ "$1" = o2u ]; then
+		echo "peer ours $PEER_ADDR"
+	else
+		echo "ours peer $OURS_ADDR"
+	fi
 }
 
 # ix NAME DIR N M PATH CLIENT_REASON SERVER_REASON: one verified
-# connection; DIR o2u has our client connect to the peer's server, u2o
-# the peer's client to ours.  One KTAP result.
+# connection in direction DIR (see ends).  One KTAP result.
 ix()
 {
-	local name=$1 dir=$2 n=$3 m=$4 path=$5 cr=$6 sr=$7 rc=0 spid port
+	local name=$1 n=$3 m=$4 path=$5 cr=$6 sr=$7 rc=0 spid port srv cli addr
 
+	read -r srv cli addr <<< "$(ends "$2")"
 	next_port
-	if [ "$dir" = o2u ]; then
-		peer "$(xfer_cmd -s $PEER_ADDR $port "$n" "$m" "$path" "$sr")" \
-			> "$tmp_dir/srv.out" 2>&1 &
-		spid=$!
-		track $spid
-		peer_ready $port > /dev/null || rc=1
-		eval "$(xfer_cmd -c $PEER_ADDR $port "$n" "$m" "$path" "$cr")" \
-			> "$tmp_dir/cli.out" 2>&1 || rc=1
-	else
-		eval "$(xfer_cmd -s $OURS_ADDR $port "$n" "$m" "$path" "$sr")" \
-			> "$tmp_dir/srv.out" 2>&1 &
-		spid=$!
-		track $spid
-		wait_until 10 test -e /tmp/smc-interop.r$port || rc=1
-		peer "$(xfer_cmd -c $OURS_ADDR $port "$n" "$m" "$path" "$cr")" \
-			> "$tmp_dir/cli.out" 2>&1 || rc=1
-	fi
+	on "$srv" "$(xfer_cmd -s "$addr" $port "$n" "$m" "$path" "$sr")" \
+		> "$tmp_dir/srv.out" 2>&1 &
+	spid=$!
+	track $spid
+	listening "$srv" $port || rc=1
+	on "$cli" "$(xfer_cmd -c "$addr" $port "$n" "$m" "$path" "$cr")" \
+		> "$tmp_dir/cli.out" 2>&1 || rc=1
 	wait $spid || rc=1
 	ktap_diag "client: $(cat "$tmp_dir/cli.out")"
 	ktap_diag "server: $(cat "$tmp_dir/srv.out")"
@@ -206,35 +220,27 @@ ix()
 declare -A many_pids
 many_start()
 {
-	local dir=$1 k=$2 b=$3 tag=$4 i p0 srv="" cli="" saddr rc=0
+	local k=$2 b=$3 tag=$4 i p0 srv="" cli="" rc=0 sside cside addr tmo
 
+	read -r sside cside addr <<< "$(ends "$1")"
 	p0=$((port_next + 1))
 	port_next=$((port_next + k))
-	saddr=$PEER_ADDR
-	[ "$dir" = u2o ] && saddr=$OURS_ADDR
 	for i in $(seq 0 $((k - 1))); do
-		srv+="($(xfer_cmd -s $saddr $((p0 + i)) "$b" "$b" smcr 0 $i)"
+		srv+="($(xfer_cmd -s "$addr" $((p0 + i)) "$b" "$b" smcr 0 $i)"
 		srv+=" > /tmp/smc-interop.$tag.s$i 2>&1 ||"
 		srv+=" { echo server $i failed; cat /tmp/smc-interop.$tag.s$i; }) & "
-		cli+="($(xfer_cmd -c $saddr $((p0 + i)) "$b" "$b" smcr 0 $i)"
+		cli+="($(xfer_cmd -c "$addr" $((p0 + i)) "$b" "$b" smcr 0 $i)"
 		cli+=" > /tmp/smc-interop.$tag.c$i 2>&1 ||"
 		cli+=" { echo client $i failed; cat /tmp/smc-interop.$tag.c$i; }) & "
 	done
-	srv+="wait"
-	cli+="wait"
-	if [ "$dir" = o2u ]; then
-		peer "$srv" 180 > "$tmp_dir/$tag.srv" 2>&1 &
-		many_pids[$tag]=$!
-		peer_ready $((p0 + k - 1)) > /dev/null || rc=1
-		sleep 1
-		bash -c "$cli" > "$tmp_dir/$tag.cli" 2>&1 &
-	else
-		bash -c "$srv" > "$tmp_dir/$tag.srv" 2>&1 &
-		many_pids[$tag]=$!
-		wait_until 20 test -e /tmp/smc-interop.r$((p0 + k - 1)) || rc=1
-		sleep 1
-		peer "$cli" 180 > "$tmp_dir/$tag.cli" 2>&1 &
-	fi
+	on "$sside" "${srv}wait" 180 > "$tmp_dir/$tag.srv" 2>&1 &
+	many_pids[$tag]=$!
+	# 10 s at the peer, 20 s here
+	tmo=20
+	[ "$sside" = peer ] && tmo=10
+	listening "$sside" $((p0 + k - 1)) $tmo || rc=1
+	sleep 1
+	on "$cside" "${cli}wait" 180 > "$tmp_dir/$tag.cli" 2>&1 &
 	many_pids[$tag]+=" $!"
 	track "${many_pids[$tag]% *}"
 	track $!
@@ -307,32 +313,20 @@ link_state()
 # must end with an error soon, not hang.  0 when it did.
 killed()
 {
-	local dir=$1 cpid rc=0 port t0 big=4294967296
+	local cpid rc=0 port t0 big=4294967296 srv cli addr
 
+	read -r srv cli addr <<< "$(ends "$1")"
 	next_port
-	if [ "$dir" = o2u ]; then
-		peer "$(xfer_cmd -s $PEER_ADDR $port $big $big smcr 0)" \
-			> "$tmp_dir/k.srv" 2>&1 &
-		track $!
-		peer_ready $port > /dev/null || rc=1
-		eval "$(xfer_cmd -c $PEER_ADDR $port $big $big smcr 0)" \
-			> "$tmp_dir/k.cli" 2>&1 &
-		cpid=$!
-		sleep 3
-		t0=$SECONDS
-		peer "pkill -9 -x smc_xfer" || rc=1
-	else
-		eval "$(xfer_cmd -s $OURS_ADDR $port $big $big smcr 0)" \
-			> "$tmp_dir/k.srv" 2>&1 &
-		track $!
-		wait_until 10 test -e /tmp/smc-interop.r$port || rc=1
-		peer "$(xfer_cmd -c $OURS_ADDR $port $big $big smcr 0)" \
-			> "$tmp_dir/k.cli" 2>&1 &
-		cpid=$!
-		sleep 3
-		t0=$SECONDS
-		pkill -9 -x smc_xfer || rc=1
-	fi
+	on "$srv" "$(xfer_cmd -s "$addr" $port $big $big smcr 0)" \
+		> "$tmp_dir/k.srv" 2>&1 &
+	track $!
+	listening "$srv" $port || rc=1
+	on "$cli" "$(xfer_cmd -c "$addr" $port $big $big smcr 0)" \
+		> "$tmp_dir/k.cli" 2>&1 &
+	cpid=$!
+	sleep 3
+	t0=$SECONDS
+	on "$srv" "pkill -9 -x smc_xfer" || rc=1
 	track $cpid
 	if wait $cpid; then
 		ktap_diag "the client's transfer succeeded"
