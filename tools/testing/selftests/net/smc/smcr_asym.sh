@@ -143,7 +143,7 @@ ktap_result "B with one device: asym-local there, asym-peer at A" $rc
 
 # 3: new connections keep to the first link: the second shares B's
 # device and adds no bandwidth
-start_many first 4 60000000
+start_many first 4 24000000
 rc=0
 n=$(link_conns client "$SMCR_RXEA")
 [ "$(link_conns client "$SMCR_RXEA2")" = 0 ] || rc=1
@@ -156,7 +156,7 @@ ktap_result "4 transfers while asymmetric: on the first link, verified" $rc
 # the asymmetric link and complete
 base_c=$(moved client)
 base_s=$(moved server)
-start_many down 4 60000000
+start_many down 4 40000000
 rc=0
 ip link set "$SMCR_NETA" down
 end_many down || rc=1

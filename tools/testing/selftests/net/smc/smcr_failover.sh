@@ -122,7 +122,7 @@ rc=0
 for dev in "$SMCR_RXEA2" "$SMCR_RXEB2"; do
 	grep -q "^$dev .* qps .*1" "$DEVS" || rc=1
 done
-start_many spread 8 12000000
+start_many spread 8 4000000
 end_many spread || rc=1
 ktap_result "8 transfers over a group of two links, verified" $rc
 
@@ -130,7 +130,7 @@ ktap_result "8 transfers over a group of two links, verified" $rc
 # its link move to the other one and complete
 base_c=$(moved client)
 base_s=$(moved server)
-start_many down1 4 100000000
+start_many down1 4 40000000
 ip link set "$SMCR_NETA" down
 rc=0
 end_many down1 || rc=1
@@ -157,7 +157,7 @@ ktap_result "first pair up again: the second link comes back" $rc
 
 # 6: now the second pair goes down: the connections move back
 base_c=$(moved client)
-start_many down2 4 100000000
+start_many down2 4 40000000
 ip link set "$SMCR_NETB2" down
 rc=0
 end_many down2 || rc=1
@@ -171,7 +171,7 @@ ktap_result "second pair down under traffic: connections move back" $rc
 rc=0
 pair_up 2 || rc=1
 wait_until 30 two_links || rc=1
-start_many gone 4 100000000
+start_many gone 4 40000000
 rdma link delete "$SMCR_RXEB2" || rc=1
 smcr_topo2_state=rxea
 end_many gone || rc=1
