@@ -216,6 +216,9 @@ static void smcr_lgr_end(struct smcr_lgr *lgr, u32 reason)
 	 */
 	if (cancel_delayed_work(&lgr->linger_work))
 		smcr_lgr_put(lgr);
+	/* the same for a client's next REQUEST ADD LINK */
+	if (cancel_delayed_work(&lgr->ask_work))
+		smcr_lgr_put(lgr);
 	mutex_unlock(&smcr_lgrs_lock);
 	if (!was_gone)
 		smcr_lgr_end_hw(lgr, reason);
@@ -297,6 +300,8 @@ static void smcr_lgr_linger_work(struct work_struct *work)
 	smcr_lgr_put(lgr);	/* the timer's */
 }
 
+static void smcr_lgr_ask_work(struct work_struct *work);
+
 /*
  * A new link group in @role with its link on the device and port of
  * @gi.  The caller holds the returned reference; the group is not
@@ -325,6 +330,7 @@ struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi,
 	spin_lock_init(&lgr->rtok_lock);
 	xa_init_flags(&lgr->conns_by_token, XA_FLAGS_ALLOC1);
 	INIT_DELAYED_WORK(&lgr->linger_work, smcr_lgr_linger_work);
+	INIT_DELAYED_WORK(&lgr->ask_work, smcr_lgr_ask_work);
 	INIT_WORK(&lgr->term_work, smcr_lgr_term_work);
 	/* one for the group, one for the caller */
 	refcount_set(&lgr->refs, 2);
@@ -687,6 +693,40 @@ void smcr_lgrs_port_up(struct smcr_dev *dev)
 		    !smcr_lgr_one_dev(lgr))
 			continue;
 		smcr_lgr_want_add(lgr, true);
+	}
+	mutex_unlock(&smcr_lgrs_lock);
+}
+
+/*
+ * Client: the server may drop a REQUEST ADD LINK without a word (Linux
+ * does, while it runs a procedure of its own, as when its port came up
+ * at about the time ours did).  A group that still has no second
+ * device then asks again.
+ */
+static void smcr_lgr_ask_work(struct work_struct *work)
+{
+	struct smcr_lgr *lgr = container_of(to_delayed_work(work),
+					    struct smcr_lgr, ask_work);
+	bool again;
+
+	mutex_lock(&smcr_lgrs_lock);
+	again = !lgr->gone && smcr_lgr_one_dev(lgr);
+	mutex_unlock(&smcr_lgrs_lock);
+	if (again)
+		smcr_lgr_want_add(lgr, false);
+	smcr_lgr_put(lgr);	/* the timer's */
+}
+
+/* Client: a REQUEST ADD LINK went out; look again in SMCR_ASK_WAIT */
+void smcr_lgr_ask_later(struct smcr_lgr *lgr)
+{
+	mutex_lock(&smcr_lgrs_lock);
+	/* an ended group cancelled its timer: none starts after that */
+	if (!lgr->gone) {
+		refcount_inc(&lgr->refs);
+		if (!queue_delayed_work(smcr_lgr_wq, &lgr->ask_work,
+					SMCR_ASK_WAIT))
+			refcount_dec(&lgr->refs);	/* one is pending */
 	}
 	mutex_unlock(&smcr_lgrs_lock);
 }

@@ -793,7 +793,8 @@ out_refuse:
 /*
  * Client: a port came up.  With a device for a second link now, a
  * group with one link, or with both on one device of ours, asks the
- * server for one (REQUEST ADD LINK, our two GIDs).
+ * server for one (REQUEST ADD LINK, our two GIDs): SMCR_ADD_TRIES times
+ * at most, SMCR_ASK_WAIT apart, while no link comes of it.
  */
 static void smcr_llc_cli_request(struct smcr_lgr *lgr)
 {
@@ -802,8 +803,11 @@ static void smcr_llc_cli_request(struct smcr_lgr *lgr)
 	struct smc_llc_msg m;
 
 	if (!link || lgr->max_links < SMCR_LINKS ||
-	    smcr_llc_find_alt(lgr, link, &gi))
+	    lgr->asks >= SMCR_ADD_TRIES || smcr_llc_find_alt(lgr, link, &gi))
 		return;
+	/* no answer is an answer too: unless a link comes, ask again */
+	if (++lgr->asks < SMCR_ADD_TRIES)
+		smcr_lgr_ask_later(lgr);
 	memset(&m, 0, sizeof(m));
 	if (lgr->version == SMC_V1) {
 		/* v1 invites with an ADD LINK of our other device */
@@ -1065,6 +1069,7 @@ static bool smcr_llc_take_want_add(struct smcr_lgr *lgr, bool *req)
 	if (lgr->add_fresh) {
 		lgr->add_fails = 0;
 		lgr->lost_adds = 0;
+		lgr->asks = 0;
 	}
 	lgr->add_fresh = false;
 	spin_unlock_bh(&lgr->ev_lock);
