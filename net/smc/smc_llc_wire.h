@@ -54,6 +54,7 @@ enum smc_llc_type {
 #define SMC_LLC_GID_LEN			16
 #define SMC_LLC_ADD_LINK_V2_HDR		72	/* base + extension, no rkeys */
 #define SMC_LLC_DEL_RKEY_MAX		8	/* in a 44-byte message */
+#define SMC_LLC_RKEY_OTHER_MAX		3	/* CONFIRM RKEY's count, at most */
 
 struct smc_llc_hdr {
 	u8	type;		/* enum smc_llc_type */

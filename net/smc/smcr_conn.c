@@ -521,7 +521,7 @@ static u32 smcr_server_first_link(struct smcr_lgr *lgr)
 	/* a second link: over another device, else over this one (the
 	 * client may have two)
 	 */
-	if (lgr->max_links >= SMCR_LINKS)
+	if (lgr->max_links >= SMC_CLC_LINKS_PER_LGR_MAX)
 		smcr_lgr_want_add(lgr, false);
 	return 0;
 }

@@ -87,15 +87,38 @@ struct smcr_link *smcr_lgr_active_link(struct smcr_lgr *lgr,
 	return NULL;
 }
 
-/* A free place in lgr->links[], or -ENOSPC */
-int smcr_lgr_link_slot(struct smcr_lgr *lgr)
+/*
+ * A free place in lgr->links[] for a new link, or -ENOSPC: for two
+ * links, and for a third only when it is symmetric (@sym) and there is
+ * an asymmetric link for it to replace (then *@third).  llc_flow held.
+ */
+int smcr_lgr_link_slot(struct smcr_lgr *lgr, bool sym, bool *third)
 {
-	unsigned int i;
+	unsigned int i, n = 0;
+	bool asym = false;
+	int idx = -ENOSPC;
 
-	for (i = 0; i < SMCR_LINKS; i++)
-		if (!lgr->links[i])
-			return i;
+	for (i = 0; i < SMCR_LINKS; i++) {
+		if (lgr->links[i]) {
+			n++;
+			asym |= READ_ONCE(lgr->links[i]->asym);
+		} else if (idx < 0) {
+			idx = i;
+		}
+	}
+	if (third)
+		*third = n >= SMC_CLC_LINKS_PER_LGR_MAX;
+	if (n < SMC_CLC_LINKS_PER_LGR_MAX || (sym && asym))
+		return idx;
 	return -ENOSPC;
+}
+
+/* Do @a and @b use distinct devices at both ends? */
+static bool smcr_links_symmetric(const struct smcr_link *a,
+				 const struct smcr_link *b)
+{
+	return a->dev != b->dev &&
+	       memcmp(a->peer_gid, b->peer_gid, SMC_CLC_GID_LEN);
 }
 
 /* Put @link (or NULL) at @idx; the caller holds llc_flow */
@@ -654,7 +677,7 @@ void smcr_lgrs_port_down(struct smcr_dev *dev, u8 port)
 static u8 smcr_lgr_type(struct smcr_lgr *lgr)
 {
 	struct smcr_link *up[SMCR_LINKS], *link;
-	unsigned int i, n = 0;
+	unsigned int i, j, n = 0;
 
 	for (i = 0; i < SMCR_LINKS; i++) {
 		link = lgr->links[i];
@@ -663,6 +686,11 @@ static u8 smcr_lgr_type(struct smcr_lgr *lgr)
 	}
 	if (n < 2)
 		return n ? SMCR_LGR_SINGLE : SMCR_LGR_NONE;
+	/* three: a symmetric link is replacing an asymmetric one */
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (smcr_links_symmetric(up[i], up[j]))
+				return SMCR_LGR_SYMMETRIC;
 	if (up[0]->dev == up[1]->dev)
 		return SMCR_LGR_ASYM_LOCAL;
 	if (!memcmp(up[0]->peer_gid, up[1]->peer_gid, SMC_CLC_GID_LEN))
@@ -689,7 +717,7 @@ void smcr_lgrs_port_up(struct smcr_dev *dev)
 
 	mutex_lock(&smcr_lgrs_lock);
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
-		if (!lgr->ready || lgr->max_links < SMCR_LINKS ||
+		if (!lgr->ready || lgr->max_links < SMC_CLC_LINKS_PER_LGR_MAX ||
 		    !smcr_lgr_one_dev(lgr))
 			continue;
 		smcr_lgr_want_add(lgr, true);

@@ -55,7 +55,11 @@ struct smcr_srq;
 #define SMCR_RX_LEN		64	/* one receive buffer */
 #define SMCR_RX_SPILL		(SMC_LLC_MAX_LEN - SMCR_RX_LEN)
 
-#define SMCR_LINKS		2	/* links of a group at most */
+/*
+ * Link slots of a group: its two links, and a third for a symmetric
+ * link while it replaces an asymmetric one (make before break)
+ */
+#define SMCR_LINKS		3
 #define SMCR_RTOKS		255	/* peer RMBs a group keeps */
 
 #define SMCR_SLOT_WAIT		(10 * HZ)	/* then the link is down */
@@ -404,7 +408,7 @@ void smcr_lgrs_port_up(struct smcr_dev *dev);
 void smcr_lgr_terminate(struct smcr_lgr *lgr, u32 reason);
 struct smcr_link *smcr_lgr_active_link(struct smcr_lgr *lgr,
 				       const struct smcr_link *not);
-int smcr_lgr_link_slot(struct smcr_lgr *lgr);
+int smcr_lgr_link_slot(struct smcr_lgr *lgr, bool sym, bool *third);
 void smcr_lgr_link_set(struct smcr_lgr *lgr, unsigned int idx,
 		       struct smcr_link *link);
 void smcr_lgr_kick(struct smcr_lgr *lgr);

@@ -282,7 +282,7 @@ static void smcr_llc_rx_confirm_rkey(struct smcr_link *link,
 	bool ok;
 
 	n = m->confirm_rkey.num_other;
-	ok = n <= SMCR_LINKS + 1 &&
+	ok = n <= SMC_LLC_RKEY_OTHER_MAX &&
 	     smcr_rtok_learn(lgr, link->idx, m->confirm_rkey.rkey, link->idx,
 			     m->confirm_rkey.rkey, m->confirm_rkey.addr);
 	for (i = 0; ok && i < min_t(unsigned int, n, 2); i++) {
@@ -423,16 +423,21 @@ static void smcr_llc_delete_msg(struct smc_llc_msg *m, struct smcr_lgr *lgr,
  */
 static void smcr_llc_unlink(struct smcr_lgr *lgr, struct smcr_link *link)
 {
-	unsigned int i;
+	struct smcr_link *left = NULL;
+	unsigned int i, n = 0;
 
 	smcr_link_set_down(link);
 	smcr_link_stop(link);
 	/* out of links[] first: no new buffer is mapped on it after */
 	smcr_lgr_link_set(lgr, link->idx, NULL);
-	/* the link left alone shares a device with no other */
 	for (i = 0; i < SMCR_LINKS; i++)
-		if (lgr->links[i])
-			WRITE_ONCE(lgr->links[i]->asym, false);
+		if (lgr->links[i]) {
+			left = lgr->links[i];
+			n++;
+		}
+	/* a link left alone shares a device with no other */
+	if (n == 1)
+		WRITE_ONCE(left->asym, false);
 	smcr_bufs_unmap_link(lgr, link);
 	smcr_link_release(link);
 	smcr_rtoks_drop_link(lgr, link->idx);
@@ -635,32 +640,46 @@ static bool smcr_llc_remove_link(struct smcr_lgr *lgr, struct smcr_link *link,
 				 bool tell, u32 reason);
 
 /*
- * Server: a group with an asymmetric link gives it up when a symmetric
- * one may be had, to make room for it: when another device of ours
- * has come while both links share one, or (@req) when the client asks
- * for a link while both of its own share one.  The peer is told
- * first.  False when the group ended.
+ * A link of @lgr other than @not that a new link on our @dev to the
+ * peer's @gid would pair with: distinct devices at both ends.
  */
-static bool smcr_llc_drop_asym(struct smcr_lgr *lgr, bool req)
+static struct smcr_link *smcr_llc_partner(struct smcr_lgr *lgr,
+					  const struct smcr_link *not,
+					  const struct smcr_dev *dev,
+					  const u8 *gid)
 {
-	struct smcr_link *asym = NULL, *other;
-	struct smcr_gid_info gi;
+	struct smcr_link *l;
 	unsigned int i;
 
-	for (i = 0; i < SMCR_LINKS; i++)
-		if (lgr->links[i] && lgr->links[i]->asym)
-			asym = lgr->links[i];
-	other = asym ? smcr_lgr_active_link(lgr, asym) : NULL;
-	if (!other)
-		return true;
-	if (other->dev == asym->dev) {
-		if (smcr_llc_find_alt(lgr, other, &gi))
-			return true;
-		smcr_dev_put(gi.dev);
-	} else if (!req) {
-		return true;
+	for (i = 0; i < SMCR_LINKS; i++) {
+		l = lgr->links[i];
+		if (l && l != not && l->dev != dev &&
+		    memcmp(l->peer_gid, gid, SMC_CLC_GID_LEN))
+			return l;
 	}
-	return smcr_llc_remove_link(lgr, asym, true,
+	return NULL;
+}
+
+/*
+ * Server: @nl, a third link, is up beside the two of an asymmetric
+ * group: the one of them that does not pair with @nl goes, and the
+ * peer is told first.  False when the group ended.
+ */
+static bool smcr_llc_drop_asym(struct smcr_lgr *lgr, struct smcr_link *nl)
+{
+	struct smcr_link *keep, *drop = NULL, *l;
+	unsigned int i;
+
+	keep = smcr_llc_partner(lgr, nl, nl->dev, nl->peer_gid);
+	for (i = 0; i < SMCR_LINKS; i++) {
+		l = lgr->links[i];
+		if (l && l != nl && l != keep)
+			drop = l;
+	}
+	if (!keep || !drop)
+		return true;
+	WRITE_ONCE(keep->asym, false);
+	return smcr_llc_remove_link(lgr, drop, true,
 				    SMC_LLC_DEL_NO_ASYM_NEEDED);
 }
 
@@ -681,14 +700,15 @@ static void smcr_llc_req_refuse(struct smcr_link *link)
 
 /*
  * Server: a second link, over another device if there is one, else
- * over the first link's (asymmetric).  @req: the client asked for it,
- * and hears back if no ADD LINK comes.
+ * over the first link's (asymmetric).  In a group with an asymmetric
+ * link, a symmetric one is made beside it, which then replaces it.
+ * @req: the client asked for it, and hears back if no ADD LINK comes.
  */
 static void smcr_llc_srv_add_link(struct smcr_lgr *lgr, bool req)
 {
+	bool local = false, third, peer;
 	struct smc_llc_rkey *rk = NULL;
 	struct smcr_link *link, *nl;
-	bool local = false, peer;
 	struct smcr_gid_info gi;
 	struct smc_llc_msg m;
 	unsigned int n = 0;
@@ -697,22 +717,21 @@ static void smcr_llc_srv_add_link(struct smcr_lgr *lgr, bool req)
 	int idx, rc;
 
 	link = smcr_lgr_active_link(lgr, NULL);
-	if (lgr->max_links < SMCR_LINKS || !link ||
+	if (lgr->max_links < SMC_CLC_LINKS_PER_LGR_MAX || !link ||
 	    lgr->add_fails >= SMCR_ADD_TRIES)
 		goto out_refuse;
-	if (!smcr_llc_drop_asym(lgr, req))
-		return;
 	if (req)
 		lgr->peer_one_dev = false;
-	idx = smcr_lgr_link_slot(lgr);
-	link = smcr_lgr_active_link(lgr, NULL);
-	if (idx < 0 || !link)
-		goto out_refuse;
 	if (smcr_llc_find_alt(lgr, link, &gi)) {
 		if (lgr->peer_one_dev)
 			goto out_refuse;
 		smcr_llc_same_dev(link, &gi);
 		local = true;
+	}
+	idx = smcr_lgr_link_slot(lgr, !local, &third);
+	if (idx < 0) {
+		smcr_dev_put(gi.dev);
+		goto out_refuse;
 	}
 	/* counted until it works: a client that refuses stops us */
 	lgr->add_fails++;
@@ -743,10 +762,13 @@ static void smcr_llc_srv_add_link(struct smcr_lgr *lgr, bool req)
 	    m.add_link.link_id != nl->id)
 		goto out_unlink;
 	peer = smcr_llc_peer_same(link, m.add_link.gid, m.add_link.mac);
-	/* one device on both sides: nothing gained */
-	if (local && peer)
+	/* one device on both sides: nothing gained; a third link must
+	 * pair with one of the two
+	 */
+	if ((local && peer) ||
+	    (third && !smcr_llc_partner(lgr, nl, nl->dev, m.add_link.gid)))
 		goto out_delete;
-	WRITE_ONCE(nl->asym, local || peer);
+	WRITE_ONCE(nl->asym, !third && (local || peer));
 	smcr_llc_add_peer(link, nl, &m, raw, rawlen);
 	rc = smcr_link_ready(nl, false);
 	if (!rc)
@@ -770,6 +792,8 @@ static void smcr_llc_srv_add_link(struct smcr_lgr *lgr, bool req)
 	lgr->add_fails = 0;
 	kfree(raw);
 	kfree(rk);
+	if (third)
+		smcr_llc_drop_asym(lgr, nl);
 	return;
 
 out_delete:
@@ -802,7 +826,7 @@ static void smcr_llc_cli_request(struct smcr_lgr *lgr)
 	struct smcr_gid_info gi;
 	struct smc_llc_msg m;
 
-	if (!link || lgr->max_links < SMCR_LINKS ||
+	if (!link || lgr->max_links < SMC_CLC_LINKS_PER_LGR_MAX ||
 	    lgr->asks >= SMCR_ADD_TRIES || smcr_llc_find_alt(lgr, link, &gi))
 		return;
 	/* no answer is an answer too: unless a link comes, ask again */
@@ -844,13 +868,12 @@ static void smcr_llc_cli_add_link(struct smcr_lgr *lgr, struct smcr_link *link,
 {
 	struct smc_llc_rkey *rk = NULL;
 	struct smcr_gid_info gi;
+	bool asym, third;
 	struct smcr_link *nl;
 	unsigned int n = 0;
 	int idx, rc;
-	bool asym;
 
-	idx = smcr_lgr_link_slot(lgr);
-	if (lgr->max_links < SMCR_LINKS || idx < 0 ||
+	if (lgr->max_links < SMC_CLC_LINKS_PER_LGR_MAX ||
 	    (lgr->version >= SMC_V2 && !m->add_link.v2_ext) ||
 	    !m->add_link.mtu || !m->add_link.link_id ||
 	    smcr_llc_link_by_id(lgr, m->add_link.link_id) ||
@@ -868,7 +891,14 @@ static void smcr_llc_cli_add_link(struct smcr_lgr *lgr, struct smcr_link *link,
 		smcr_llc_same_dev(link, &gi);
 		asym = true;
 	}
-	nl = smcr_llc_new_link(lgr, idx, &gi, m->add_link.link_id);
+	/* a third link: a symmetric one that replaces an asymmetric one
+	 * (the server deletes that one when this is up)
+	 */
+	idx = smcr_lgr_link_slot(lgr, !asym, &third);
+	if (third && !smcr_llc_partner(lgr, NULL, gi.dev, m->add_link.gid))
+		idx = -ENOSPC;
+	nl = idx < 0 ? ERR_PTR(idx) :
+		       smcr_llc_new_link(lgr, idx, &gi, m->add_link.link_id);
 	smcr_dev_put(gi.dev);
 	if (IS_ERR(nl)) {
 		smcr_llc_cli_reject(link, m);
