@@ -239,8 +239,8 @@ static void smcr_lgr_end(struct smcr_lgr *lgr, u32 reason)
 	 */
 	if (cancel_delayed_work(&lgr->linger_work))
 		smcr_lgr_put(lgr);
-	/* the same for a client's next REQUEST ADD LINK */
-	if (cancel_delayed_work(&lgr->ask_work))
+	/* the same for the next search for a second link */
+	if (cancel_delayed_work(&lgr->again_work))
 		smcr_lgr_put(lgr);
 	mutex_unlock(&smcr_lgrs_lock);
 	if (!was_gone)
@@ -323,7 +323,7 @@ static void smcr_lgr_linger_work(struct work_struct *work)
 	smcr_lgr_put(lgr);	/* the timer's */
 }
 
-static void smcr_lgr_ask_work(struct work_struct *work);
+static void smcr_lgr_again_work(struct work_struct *work);
 
 /*
  * A new link group in @role with its link on the device and port of
@@ -353,7 +353,7 @@ struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi,
 	spin_lock_init(&lgr->rtok_lock);
 	xa_init_flags(&lgr->conns_by_token, XA_FLAGS_ALLOC1);
 	INIT_DELAYED_WORK(&lgr->linger_work, smcr_lgr_linger_work);
-	INIT_DELAYED_WORK(&lgr->ask_work, smcr_lgr_ask_work);
+	INIT_DELAYED_WORK(&lgr->again_work, smcr_lgr_again_work);
 	INIT_WORK(&lgr->term_work, smcr_lgr_term_work);
 	/* one for the group, one for the caller */
 	refcount_set(&lgr->refs, 2);
@@ -726,15 +726,17 @@ void smcr_lgrs_port_up(struct smcr_dev *dev)
 }
 
 /*
- * Client: the server may drop a REQUEST ADD LINK without a word (Linux
- * does, while it runs a procedure of its own, as when its port came up
- * at about the time ours did).  A group that still has no second
- * device then asks again.
+ * A second link did not come of an attempt: a client's REQUEST ADD LINK
+ * can go unanswered (Linux's server drops one that arrives while it
+ * runs a procedure of its own), and a server's ADD LINK can fail while
+ * the client's end of the new path is not up yet (Linux's client then
+ * misses its own port event, as it is busy with ours).  A group that
+ * still has no second device of ours tries again.
  */
-static void smcr_lgr_ask_work(struct work_struct *work)
+static void smcr_lgr_again_work(struct work_struct *work)
 {
 	struct smcr_lgr *lgr = container_of(to_delayed_work(work),
-					    struct smcr_lgr, ask_work);
+					    struct smcr_lgr, again_work);
 	bool again;
 
 	mutex_lock(&smcr_lgrs_lock);
@@ -745,15 +747,15 @@ static void smcr_lgr_ask_work(struct work_struct *work)
 	smcr_lgr_put(lgr);	/* the timer's */
 }
 
-/* Client: a REQUEST ADD LINK went out; look again in SMCR_ASK_WAIT */
-void smcr_lgr_ask_later(struct smcr_lgr *lgr)
+/* Look for a second link again in SMCR_ADD_AGAIN */
+void smcr_lgr_add_later(struct smcr_lgr *lgr)
 {
 	mutex_lock(&smcr_lgrs_lock);
 	/* an ended group cancelled its timer: none starts after that */
 	if (!lgr->gone) {
 		refcount_inc(&lgr->refs);
-		if (!queue_delayed_work(smcr_lgr_wq, &lgr->ask_work,
-					SMCR_ASK_WAIT))
+		if (!queue_delayed_work(smcr_lgr_wq, &lgr->again_work,
+					SMCR_ADD_AGAIN))
 			refcount_dec(&lgr->refs);	/* one is pending */
 	}
 	mutex_unlock(&smcr_lgrs_lock);

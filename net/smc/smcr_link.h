@@ -71,7 +71,7 @@ struct smcr_srq;
 #define SMCR_FAILOVER_WAIT	(30 * HZ)	/* a sender waits for the move */
 #define SMCR_MOVE_WAIT		(25 * HZ)	/* device removal waits for it */
 #define SMCR_ADD_TRIES		3	/* failed adds before we wait for a port */
-#define SMCR_ASK_WAIT		(10 * HZ)	/* client: then ask again */
+#define SMCR_ADD_AGAIN		(10 * HZ)	/* a failed add: then again */
 #define SMCR_EVENTS_MAX		64	/* queued LLC requests of a group */
 #define SMCR_DRAIN_WAIT		(5 * HZ)
 /* a device not yet seen to signal Last WQE Reached gets this long */
@@ -274,8 +274,11 @@ struct smcr_lgr {
 	u8			add_fails;	/* in a row, under llc_flow */
 	u8			lost_adds;	/* searches after lost paths, same */
 	u8			asks;		/* client: REQUEST ADD LINKs, same */
-	/* client: a REQUEST ADD LINK the server dropped is sent again */
-	struct delayed_work	ask_work;
+	/* a second link is sought again later: the server tries again
+	 * after a failed add, the client asks again after a REQUEST ADD
+	 * LINK that brought no link
+	 */
+	struct delayed_work	again_work;
 	/* server, under llc_flow: the client refused a link on our one
 	 * device (it has one too), until it asks for a link
 	 */
@@ -413,7 +416,7 @@ void smcr_lgr_link_set(struct smcr_lgr *lgr, unsigned int idx,
 		       struct smcr_link *link);
 void smcr_lgr_kick(struct smcr_lgr *lgr);
 void smcr_lgr_want_add(struct smcr_lgr *lgr, bool fresh);
-void smcr_lgr_ask_later(struct smcr_lgr *lgr);
+void smcr_lgr_add_later(struct smcr_lgr *lgr);
 bool smcr_lgr_ended(struct smcr_lgr *lgr);
 
 /* smcr_buf.c */

@@ -804,9 +804,11 @@ out_unlink:
 	kfree(raw);
 	kfree(rk);
 	smcr_llc_unlink(lgr, nl);
-	/* an answer that did not come: again, SMCR_ADD_TRIES in a row */
-	if (rc == -ETIMEDOUT)
-		smcr_lgr_want_add(lgr, false);
+	/* again, SMCR_ADD_TRIES in a row, a while apart: the client may
+	 * be giving up a link we gave up a moment ago, or its end of the
+	 * path be on its way up
+	 */
+	smcr_lgr_add_later(lgr);
 	return;
 
 out_refuse:
@@ -818,7 +820,7 @@ out_refuse:
  * Client: a port came up.  With a device for a second link now, a
  * group with one link, or with both on one device of ours, asks the
  * server for one (REQUEST ADD LINK, our two GIDs): SMCR_ADD_TRIES times
- * at most, SMCR_ASK_WAIT apart, while no link comes of it.
+ * at most, SMCR_ADD_AGAIN apart, while no link comes of it.
  */
 static void smcr_llc_cli_request(struct smcr_lgr *lgr)
 {
@@ -831,7 +833,7 @@ static void smcr_llc_cli_request(struct smcr_lgr *lgr)
 		return;
 	/* no answer is an answer too: unless a link comes, ask again */
 	if (++lgr->asks < SMCR_ADD_TRIES)
-		smcr_lgr_ask_later(lgr);
+		smcr_lgr_add_later(lgr);
 	memset(&m, 0, sizeof(m));
 	if (lgr->version == SMC_V1) {
 		/* v1 invites with an ADD LINK of our other device */
