@@ -97,7 +97,9 @@ case "${1:-}" in
 			top -bn1 | sed -n '7,12p'
 		done > "$SMC_RESULTS/peer-monitor.log" 2>&1 &
 	fi
-	exec python3 "$HERE/interop_peer.py" serve "$PEER_ADDR" $AGENT_PORT
+	# idle: the test may wait a minute and more on its own end only
+	exec python3 "$HERE/interop_peer.py" serve "$PEER_ADDR" $AGENT_PORT \
+		--idle 180
 	;;
 --link2)
 	link2 "$2" "$3"
@@ -109,7 +111,7 @@ esac
 
 XFER=$HERE/smc_xfer
 SMC_TOOL=$REPO/tools/net/smc/smc
-NCASES=23
+NCASES=31
 
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
 nic_of "${MAC1[ours]}" >/dev/null ||
@@ -427,26 +429,39 @@ ktap_result "upstream server killed: our client ends with an error" $?
 killed u2o
 ktap_result "our server killed: the upstream client ends with an error" $?
 
-# 17: our module goes away with its link groups up: upstream's end
-rc=0
-wait_until 30 smc_settled 0 || { ktap_diag "our sockets remain"; rc=1; }
-rmmod smc_diag && rmmod smc || rc=1
-if ! wait_until 30 sh -c \
-	"[ -z \"\$(python3 '$HERE/interop_peer.py' call $PEER_ADDR $AGENT_PORT \
-	  \"$SMC_TOOL -j lgr | python3 -c '$LGR_PY'\")\" ]"; then
+# unload_ours: our module out, once its sockets are gone; 0 when
+# upstream then has no link group left either
+unload_ours()
+{
+	wait_until 30 smc_settled 0 || { ktap_diag "our sockets remain"; return 1; }
+	rmmod smc_diag && rmmod smc || return 1
+	wait_until 30 sh -c \
+		"[ -z \"\$(python3 '$HERE/interop_peer.py' call $PEER_ADDR $AGENT_PORT \
+		  \"$SMC_TOOL -j lgr | python3 -c '$LGR_PY'\")\" ]" && return 0
 	ktap_diag "upstream keeps: $(lgr_summary peer)"
-	rc=1
-fi
-ktap_result "our module unloaded: upstream ends its link groups" $rc
+	return 1
+}
+
+# load_ours: our module in again, with the common UEID and both of our
+# rxe devices on the PNET ID
+load_ours()
+{
+	insmod "$SMC_MODULE_DIR/smc.ko" &&
+		insmod "$SMC_MODULE_DIR/smc_diag.ko" &&
+		"$SMC_TOOL" ueid add $EID &&
+		"$SMC_TOOL" pnet add $PNETID ib rxe_ours1 port 1 &&
+		"$SMC_TOOL" pnet add $PNETID ib rxe_ours2 port 1 ||
+		{ ktap_diag "cannot load our module again"; return 1; }
+}
+
+# 17: our module goes away with its link groups up: upstream's end
+unload_ours
+ktap_result "our module unloaded: upstream ends its link groups" $?
 
 # 18-19: loaded again, with link 2 up at both ends: new groups
 link2 ours up && peer "bash $HERE/smcr_interop.sh --link2 peer up" ||
 	ktap_diag "cannot bring up link 2"
-insmod "$SMC_MODULE_DIR/smc.ko" && insmod "$SMC_MODULE_DIR/smc_diag.ko" &&
-	"$SMC_TOOL" ueid add $EID &&
-	"$SMC_TOOL" pnet add $PNETID ib rxe_ours1 port 1 &&
-	"$SMC_TOOL" pnet add $PNETID ib rxe_ours2 port 1 ||
-	ktap_diag "cannot load our module again"
+load_ours
 wait_until 20 sh -c "rdma link show | grep -q 'rxe_ours2.*ACTIVE'" ||
 	ktap_diag "rxe_ours2 is not active"
 ix "our module loaded again: ours to upstream over SMC-R" o2u 1048576 1048576 \
@@ -496,5 +511,76 @@ many_end fo1 || ok=0
 many_end fo2 || ok=0
 [ $ok = 1 ]
 ktap_result "8 connections moved off it transfer, verified" $?
+
+# TYPES_PY: "role:links_type" of each SMC-R link group (2: symmetric)
+TYPES_PY='import json, sys
+print(" ".join(sorted("%s:%d" % (g["role"], g["links_type"])
+                      for g in json.load(sys.stdin)["lgrs"]
+                      if g["type"] == "smcr")))'
+symmetric()
+{
+	local want="client:2 server:2"
+
+	[ "$("$SMC_TOOL" -j lgr | python3 -c "$TYPES_PY")" = "$want" ] &&
+	[ "$(peer "$SMC_TOOL -j lgr | python3 -c '$TYPES_PY'")" = "$want" ]
+}
+
+# port_up FIRST: link 2 comes up at FIRST, and 5 s later at the other
+# end: each end sees its port come up while the groups exist, FIRST's
+# module while the other end cannot reach link 2 yet.  Both groups must
+# end with two links on distinct devices at both ends (symmetric).
+port_up()
+{
+	local second rc=0
+
+	second=$(other "$1")
+	on "$1" "bash $HERE/smcr_interop.sh --link2 $1 up" || rc=1
+	sleep 5
+	on "$second" "bash $HERE/smcr_interop.sh --link2 $second up" || rc=1
+	wait_until 60 lgrs_are "client:$EID:2 server:$EID:2" || rc=1
+	wait_until 10 symmetric || rc=1
+	ktap_diag "ours: $("$SMC_TOOL" -j lgr | python3 -c "$LINKS_PY")"
+	ktap_diag "upstream: $(peer "$SMC_TOOL -j lgr | python3 -c '$LINKS_PY'")"
+	[ $rc = 0 ] || link_state
+	return $rc
+}
+
+# 24-26: port events.  Link 2 down at both ends, rxe_ours2 back, and
+# our module loaded again: the new groups have one link each
+rc=0
+unload_ours || rc=1
+link2 ours down && peer "bash $HERE/smcr_interop.sh --link2 peer down" ||
+	rc=1
+rdma link add rxe_ours2 type rxe netdev "$(nic_of "${MAC2[ours]}")" || rc=1
+load_ours || rc=1
+[ $rc = 0 ] || ktap_diag "cannot set up the port event cases"
+ix "link 2 down: ours to upstream over SMC-R" o2u 65536 65536 smcr 0 0
+ix "link 2 down: upstream to ours over SMC-R" u2o 65536 65536 smcr 0 0
+lgrs_wait "link 2 down: one link each" "client:$EID:1 server:$EID:1" 10
+
+# 27-28: link 2 up at upstream's end, then at ours: both servers'
+# groups get a symmetric second link; a transfer over each group
+port_up peer
+ktap_result "link 2 up at upstream, then here: symmetric groups" $?
+many o2u 4 4194304 && many u2o 4 4194304
+ktap_result "8 connections over the groups, verified" $?
+
+# 29: link 2 down here: our port goes down, its links go, and we tell
+# upstream (DELETE LINK); then down at upstream's end too
+rc=0
+link2 ours down || rc=1
+wait_until 30 lgrs_are "client:$EID:1 server:$EID:1" || rc=1
+peer "bash $HERE/smcr_interop.sh --link2 peer down" || rc=1
+sleep 2
+lgrs_are "client:$EID:1 server:$EID:1" || rc=1
+ktap_diag "ours: $(lgr_summary)"
+ktap_diag "upstream: $(lgr_summary peer)"
+ktap_result "link 2 down here, then at upstream: one link each" $rc
+
+# 30-31: and up, ours first this time
+port_up ours
+ktap_result "link 2 up here, then at upstream: symmetric groups" $?
+many o2u 4 4194304 && many u2o 4 4194304
+ktap_result "8 more connections over the groups, verified" $?
 
 ktap_finish
