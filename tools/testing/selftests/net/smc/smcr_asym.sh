@@ -203,12 +203,29 @@ for role in client server; do
 	ktap_result "a QP of the $role fails under traffic: moved, verified" $rc
 done
 
-# 8: B gets a second device: the server gives up its asymmetric link
-# (DELETE LINK, reason 0x00050000) and makes a symmetric one over it;
-# a transfer over the group afterwards
+# server_links: how many links B's group (the server) has now
+server_links()
+{
+	grep -c ' role server .* dev rxeb' "$LGRS"
+}
+
+# 8: B gets a second device: the server makes a symmetric link over it
+# beside the two (a third link slot), then deletes the asymmetric one
+# (DELETE LINK, reason 0x00050000): make before break, the group never
+# down to one link; a transfer over the group afterwards
 rc=0
+fewest=$tmp_dir/fewest
+( f=2; while [ ! -e "$tmp_dir/sym.done" ]; do
+	n=$(server_links); [ "$n" -lt "$f" ] && f=$n; echo "$f" > "$fewest"
+	sleep 0.05; done ) &
+track $!
 pnet --add SIDEB --ib "$SMCR_RXEB2" --port 1 && smcr_br_b2_up || rc=1
 wait_until 30 sym || rc=1
+touch "$tmp_dir/sym.done"
+if [ "$(cat "$fewest")" != 2 ]; then
+	ktap_diag "B's group was down to $(cat "$fewest") link(s)"
+	rc=1
+fi
 ktap_diag "$(cat "$LGRS"; "$SMC_TOOL" lgr)"
 start_many sym 2 10000000
 end_many sym || rc=1
