@@ -224,6 +224,17 @@ static void smcr_lgr_end_hw(struct smcr_lgr *lgr, u32 reason)
 	smcr_lgr_put(lgr);	/* the group's own reference */
 }
 
+/*
+ * @lgr is gone: a pending search for a second link, with the reference
+ * it holds, goes too (none is queued after: smcr_lgr_add_later() looks
+ * at gone).  smcr_lgrs_lock held.
+ */
+static void smcr_lgr_cancel_again(struct smcr_lgr *lgr)
+{
+	if (cancel_delayed_work(&lgr->again_work))
+		smcr_lgr_put(lgr);
+}
+
 /* End @lgr: no new connections, then smcr_lgr_end_hw().  Idempotent */
 static void smcr_lgr_end(struct smcr_lgr *lgr, u32 reason)
 {
@@ -239,9 +250,7 @@ static void smcr_lgr_end(struct smcr_lgr *lgr, u32 reason)
 	 */
 	if (cancel_delayed_work(&lgr->linger_work))
 		smcr_lgr_put(lgr);
-	/* the same for the next search for a second link */
-	if (cancel_delayed_work(&lgr->again_work))
-		smcr_lgr_put(lgr);
+	smcr_lgr_cancel_again(lgr);
 	mutex_unlock(&smcr_lgrs_lock);
 	if (!was_gone)
 		smcr_lgr_end_hw(lgr, reason);
@@ -318,6 +327,7 @@ static void smcr_lgr_linger_work(struct work_struct *work)
 	/* gone under the lock that adds connections: none joins now */
 	lgr->gone = true;
 	list_del_init(&lgr->list);
+	smcr_lgr_cancel_again(lgr);
 	mutex_unlock(&smcr_lgrs_lock);
 	smcr_lgr_end_hw(lgr, SMC_LLC_DEL_PROG_INIT_TERM);
 	smcr_lgr_put(lgr);	/* the timer's */
@@ -737,9 +747,19 @@ static void smcr_lgr_again_work(struct work_struct *work)
 {
 	struct smcr_lgr *lgr = container_of(to_delayed_work(work),
 					    struct smcr_lgr, again_work);
-	bool again;
+	bool again = false;
+	unsigned int i;
 
 	mutex_lock(&smcr_lgrs_lock);
+	for (i = 0; i < SMCR_LINKS && !lgr->gone; i++)
+		if (lgr->links[i] &&
+		    READ_ONCE(lgr->links[i]->state) == SMCR_LINK_ACTIVATING) {
+			/* a link is being added: see how it ends, later */
+			queue_delayed_work(smcr_lgr_wq, &lgr->again_work,
+					   SMCR_ADD_AGAIN);
+			mutex_unlock(&smcr_lgrs_lock);
+			return;	/* the timer keeps its reference */
+		}
 	again = !lgr->gone && smcr_lgr_one_dev(lgr);
 	mutex_unlock(&smcr_lgrs_lock);
 	if (again)
@@ -781,6 +801,21 @@ static struct smcr_link *smcr_lgr_dev_link(struct smcr_lgr *lgr,
 	return NULL;
 }
 
+/* Every link of @lgr on @dev fails (two may share it) */
+static void smcr_lgr_dev_down(struct smcr_lgr *lgr, struct smcr_dev *dev)
+{
+	struct smcr_link *link;
+	unsigned int i;
+
+	mutex_lock(&smcr_lgrs_lock);
+	for (i = 0; i < SMCR_LINKS; i++) {
+		link = lgr->links[i];
+		if (link && link->dev == dev)
+			smcr_link_down(link);
+	}
+	mutex_unlock(&smcr_lgrs_lock);
+}
+
 /*
  * The device of @dev goes away: the links on it go now.  A group with a
  * link on another device keeps its connections there; the others end.
@@ -807,7 +842,7 @@ void smcr_lgrs_dev_gone(struct smcr_dev *dev)
 		other = smcr_lgr_dev_link(lgr, dev, true);
 		mutex_unlock(&smcr_lgrs_lock);
 		if (other) {
-			smcr_link_down(link);
+			smcr_lgr_dev_down(lgr, dev);
 			wait_event_timeout(lgr->moved_wq,
 					   !smcr_lgr_dev_link(lgr, dev, false),
 					   SMCR_MOVE_WAIT);
