@@ -423,21 +423,32 @@ static void smcr_llc_delete_msg(struct smc_llc_msg *m, struct smcr_lgr *lgr,
  */
 static void smcr_llc_unlink(struct smcr_lgr *lgr, struct smcr_link *link)
 {
-	struct smcr_link *left = NULL;
-	unsigned int i, n = 0;
+	struct smcr_link *l, *o;
+	unsigned int i, j;
+	bool shared;
 
 	smcr_link_set_down(link);
 	smcr_link_stop(link);
 	/* out of links[] first: no new buffer is mapped on it after */
 	smcr_lgr_link_set(lgr, link->idx, NULL);
-	for (i = 0; i < SMCR_LINKS; i++)
-		if (lgr->links[i]) {
-			left = lgr->links[i];
-			n++;
+	/* a link that shares a device with no other link left (its pair
+	 * gone, or what a replacement kept) is asymmetric no more
+	 */
+	for (i = 0; i < SMCR_LINKS; i++) {
+		l = lgr->links[i];
+		if (!l || !l->asym)
+			continue;
+		shared = false;
+		for (j = 0; j < SMCR_LINKS; j++) {
+			o = lgr->links[j];
+			if (o && o != l && (o->dev == l->dev ||
+					    !memcmp(o->peer_gid, l->peer_gid,
+						    SMC_CLC_GID_LEN)))
+				shared = true;
 		}
-	/* a link left alone shares a device with no other */
-	if (n == 1)
-		WRITE_ONCE(left->asym, false);
+		if (!shared)
+			WRITE_ONCE(l->asym, false);
+	}
 	smcr_bufs_unmap_link(lgr, link);
 	smcr_link_release(link);
 	smcr_rtoks_drop_link(lgr, link->idx);
@@ -654,6 +665,7 @@ static struct smcr_link *smcr_llc_partner(struct smcr_lgr *lgr,
 	for (i = 0; i < SMCR_LINKS; i++) {
 		l = lgr->links[i];
 		if (l && l != not && l->dev != dev &&
+		    READ_ONCE(l->state) == SMCR_LINK_ACTIVE &&
 		    memcmp(l->peer_gid, gid, SMC_CLC_GID_LEN))
 			return l;
 	}
@@ -663,7 +675,8 @@ static struct smcr_link *smcr_llc_partner(struct smcr_lgr *lgr,
 /*
  * Server: @nl, a third link, is up beside the two of an asymmetric
  * group: the one of them that does not pair with @nl goes, and the
- * peer is told first.  False when the group ended.
+ * peer is told first.  One that failed meanwhile is left to the
+ * handling of failed links.  False when the group ended.
  */
 static bool smcr_llc_drop_asym(struct smcr_lgr *lgr, struct smcr_link *nl)
 {
@@ -676,7 +689,7 @@ static bool smcr_llc_drop_asym(struct smcr_lgr *lgr, struct smcr_link *nl)
 		if (l && l != nl && l != keep)
 			drop = l;
 	}
-	if (!keep || !drop)
+	if (!keep || !drop || READ_ONCE(drop->state) != SMCR_LINK_ACTIVE)
 		return true;
 	WRITE_ONCE(keep->asym, false);
 	return smcr_llc_remove_link(lgr, drop, true,
