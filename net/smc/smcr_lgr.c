@@ -318,9 +318,12 @@ static void smcr_lgr_linger_work(struct work_struct *work)
 	}
 	end = lgr->idle_since + smcr_lgr_linger(lgr);
 	if (time_before(jiffies, end)) {
-		/* the timer keeps its reference */
-		queue_delayed_work(smcr_lgr_wq, &lgr->linger_work,
-				   end - jiffies);
+		/* the timer keeps its reference, unless a connection that
+		 * left queued it meanwhile with one of its own
+		 */
+		if (!queue_delayed_work(smcr_lgr_wq, &lgr->linger_work,
+					end - jiffies))
+			smcr_lgr_put(lgr);
 		mutex_unlock(&smcr_lgrs_lock);
 		return;
 	}
@@ -754,11 +757,15 @@ static void smcr_lgr_again_work(struct work_struct *work)
 	for (i = 0; i < SMCR_LINKS && !lgr->gone; i++)
 		if (lgr->links[i] &&
 		    READ_ONCE(lgr->links[i]->state) == SMCR_LINK_ACTIVATING) {
-			/* a link is being added: see how it ends, later */
-			queue_delayed_work(smcr_lgr_wq, &lgr->again_work,
-					   SMCR_ADD_AGAIN);
+			/* a link is being added: see how it ends, later;
+			 * the timer keeps its reference, unless another
+			 * queued it meanwhile with one of its own
+			 */
+			if (!queue_delayed_work(smcr_lgr_wq, &lgr->again_work,
+						SMCR_ADD_AGAIN))
+				smcr_lgr_put(lgr);
 			mutex_unlock(&smcr_lgrs_lock);
-			return;	/* the timer keeps its reference */
+			return;
 		}
 	again = !lgr->gone && smcr_lgr_one_dev(lgr);
 	mutex_unlock(&smcr_lgrs_lock);
