@@ -87,38 +87,44 @@ struct smcr_link *smcr_lgr_active_link(struct smcr_lgr *lgr,
 	return NULL;
 }
 
-/*
- * A free place in lgr->links[] for a new link, or -ENOSPC: for two
- * links, and for a third only when it is symmetric (@sym) and there is
- * an asymmetric link for it to replace (then *@third).  llc_flow held.
- */
-int smcr_lgr_link_slot(struct smcr_lgr *lgr, bool sym, bool *third)
-{
-	unsigned int i, n = 0;
-	bool asym = false;
-	int idx = -ENOSPC;
-
-	for (i = 0; i < SMCR_LINKS; i++) {
-		if (lgr->links[i]) {
-			n++;
-			asym |= READ_ONCE(lgr->links[i]->asym);
-		} else if (idx < 0) {
-			idx = i;
-		}
-	}
-	if (third)
-		*third = n >= SMC_CLC_LINKS_PER_LGR_MAX;
-	if (n < SMC_CLC_LINKS_PER_LGR_MAX || (sym && asym))
-		return idx;
-	return -ENOSPC;
-}
-
 /* Do @a and @b use distinct devices at both ends? */
 static bool smcr_links_symmetric(const struct smcr_link *a,
 				 const struct smcr_link *b)
 {
 	return a->dev != b->dev &&
 	       memcmp(a->peer_gid, b->peer_gid, SMC_CLC_GID_LEN);
+}
+
+/*
+ * A free place in lgr->links[] for a new link, or -ENOSPC: for two
+ * links, and for a third only when it is symmetric (@sym) and the two
+ * share a device at one end, so that it replaces one of them (then
+ * *@third).  The pair is judged by its devices, not by the asym marks:
+ * a link that failed during a replacement can leave an asymmetric pair
+ * with neither marked.  llc_flow held.
+ */
+int smcr_lgr_link_slot(struct smcr_lgr *lgr, bool sym, bool *third)
+{
+	struct smcr_link *pair[SMC_CLC_LINKS_PER_LGR_MAX];
+	unsigned int i, n = 0;
+	int idx = -ENOSPC;
+
+	for (i = 0; i < SMCR_LINKS; i++) {
+		if (lgr->links[i]) {
+			if (n < SMC_CLC_LINKS_PER_LGR_MAX)
+				pair[n] = lgr->links[i];
+			n++;
+		} else if (idx < 0) {
+			idx = i;
+		}
+	}
+	if (third)
+		*third = n >= SMC_CLC_LINKS_PER_LGR_MAX;
+	if (n < SMC_CLC_LINKS_PER_LGR_MAX ||
+	    (sym && n == SMC_CLC_LINKS_PER_LGR_MAX &&
+	     !smcr_links_symmetric(pair[0], pair[1])))
+		return idx;
+	return -ENOSPC;
 }
 
 /* Put @link (or NULL) at @idx; the caller holds llc_flow */
