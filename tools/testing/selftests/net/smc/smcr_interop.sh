@@ -414,6 +414,13 @@ ix "upstream to ours over SMC-R, 3 B up, 65537 B down" u2o 3 65537 smcr 0 0
 ix "upstream to ours over SMC-R, 16 MiB each way" u2o 16777216 16777216 \
 	smcr 0 0
 
+# what rxe had to repeat on link 1 (retries, sequence errors): a crash
+# of either guest under load can then be read against it
+rxe_counters='rdma statistic show link rxe_$SIDE1/1 2>&1 | tr -s " " |
+	grep -oE "[a-z_]*(retry|rnr|seq|dup)[a-z_]* [0-9]+" | tr "\n" " "'
+ktap_diag "ours rxe: $(SIDE1=ours1 bash -c "$rxe_counters")"
+ktap_diag "upstream rxe: $(peer "SIDE1=peer1; $rxe_counters" 2>&1)"
+
 # 12: one link group each way, reused by the later connections, with
 # the negotiated EID on both ends and one link each
 lgrs_wait "one link group each way, with the common EID" \
