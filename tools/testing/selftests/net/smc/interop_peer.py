@@ -12,6 +12,7 @@
       (stdout and stderr), exit with its status.  Wait up to --wait
       seconds (default 0) for the server to answer at all; CMD is
       killed after --timeout seconds (default 120, status 124).
+      Status 254: the server could not be reached at all.
   interop_peer.py call ADDR PORT exit
       end the server
 
@@ -107,7 +108,7 @@ def call(addr, port, wait, tmo, cmd):
             if time.monotonic() >= end:
                 print("interop_peer: %s:%d: %s" % (addr, port, e),
                       file=sys.stderr)
-                return 255
+                return 254
             time.sleep(1)
     s.settimeout(tmo + 30)
     with s, s.makefile("rwb") as f:
