@@ -6,7 +6,8 @@ report.py RESULTS_DIR KVER
 
 RESULTS_DIR holds one sub-directory per VM run (deterministic, normal),
 each with bench.jsonl.  Writes RESULTS_DIR/table.md and, when matplotlib
-is there, RESULTS_DIR/ratios.png (ratios to TCP, deterministic run).
+is there and SMC_BENCH_NO_CHART is not set, RESULTS_DIR/ratios.png
+(ratios to TCP, deterministic run).
 Where a run has SMC-R records (paths smcr, tcp-rxe), a second table
 compares our SMC-R over soft-RoCE with TCP over the same veth pair, and
 with upstream's SMC-R (Debian's smc.ko, path upstream-smcr) when the run
@@ -273,7 +274,8 @@ def main():
         lines += rxe_table(res, problems)
     with open(os.path.join(out_dir, 'table.md'), 'w') as f:
         f.write('\n'.join(lines) + '\n')
-    if det and chart(det, os.path.join(out_dir, 'ratios.png')):
+    if det and not os.environ.get('SMC_BENCH_NO_CHART') and \
+            chart(det, os.path.join(out_dir, 'ratios.png')):
         print('chart: %s' % os.path.join(out_dir, 'ratios.png'))
     print('\n'.join(lines))
 
