@@ -45,14 +45,19 @@ endif
 KVER = $(shell modinfo -F vermagic $(MODSRC)/smc.ko | cut -d' ' -f1)
 
 .PHONY: all modules tools install clean static check demo bench vm-shell setup \
-	kernel host-tests
+	kernel host-tests host-build
 
 all: modules tools
+
+# What make needs on the host: installed on first use when root, else
+# one line naming the command (see tools/testing/vm/packages.txt).
+host-build:
+	@$(VM)/setup-host --quiet build
 
 # Kbuild builds in the source dir: if the target kernel changed since the
 # last build, clean first so objects of two kernels never mix.  The built
 # modules are also staged per kernel release for the VM harness (.cache/modules/$KVER).
-modules:
+modules: | host-build
 	@kdir='$(KDIR)'; [ -n "$$kdir" ] || exit 1; \
 	if [ "$$(cat $(MODSRC)/.smc-kdir 2>/dev/null)" != "$$kdir" ]; then \
 		$(VM)/kbuild "$$kdir" M=$(MODSRC) clean >/dev/null; \
@@ -62,7 +67,7 @@ modules:
 	mkdir -p $(STAGE)/$$kver && rm -f $(STAGE)/$$kver/*.ko && \
 	cp $(MODSRC)/*.ko $(STAGE)/$$kver/
 
-tools:
+tools: | host-build
 	@for d in $(TOOLS) $(SELFTESTS) $(BENCHTOOLS); do $(MAKE) -C $$d || exit 1; done
 
 install: modules

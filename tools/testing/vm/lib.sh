@@ -71,6 +71,7 @@ host_archive() {
 # Private apt state so we never touch the host's sources or dpkg status.
 apt_setup() {
 	local suite=$1 d=$CACHE/apt/$1
+	host_ready fetch
 	host_archive "$suite"
 	mkdir -p "$d/etc" "$d/state/lists/partial" "$d/cache/archives/partial"
 	local key=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -106,11 +107,65 @@ kernel_env() {
 	. "$f"
 }
 
+# The Debian packages of the host tiers named (sections of packages.txt;
+# [vm] adds the selftests' list, bench is make bench's list).
+tier_packages() {
+	local t
+	for t in "$@"; do
+		case $t in
+		bench) cat "$REPO/tools/testing/bench/packages.txt" ;;
+		*) sed -n "/^\[$t\]/,/^\[/{/^\[/d;p}" "$VM_DIR/packages.txt" ;;
+		esac
+		[ "$t" != vm ] ||
+			cat "$REPO/tools/testing/selftests/net/smc/packages.txt"
+	done | sed 's/#.*//' | tr -s ' \t' '\n' | grep . | sort -u
+}
+
+# Make the host ready for the tiers named: install what is missing of
+# their packages (as root; otherwise fail naming the command that would),
+# and for [vm] the virtme-ng venv.  Every entry point calls it for what
+# it uses; a tier checked once is not checked again by child scripts.
+host_ready() {
+	local t todo=() pkgs=() missing=() alog=$CACHE/host-apt.log
+	for t in "$@"; do
+		case " ${SMC_HOST_READY:-} " in
+		*" $t "*) ;;
+		*) todo+=("$t") ;;
+		esac
+	done
+	[ ${#todo[@]} -gt 0 ] || return 0
+	if command -v dpkg-query >/dev/null; then
+		mapfile -t pkgs < <(tier_packages "${todo[@]}")
+		mapfile -t missing < <(comm -23 <(printf '%s\n' "${pkgs[@]}") \
+			<(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' \
+				"${pkgs[@]}" 2>/dev/null |
+			  awk '$1 == "ii" { print $2 }' | sort -u))
+	else
+		log "not a Debian host: cannot check for packages ${todo[*]}"
+	fi
+	if [ ${#missing[@]} -gt 0 ]; then
+		[ "$(id -u)" = 0 ] ||
+			die "missing host packages; as root run:" \
+			    "apt-get install --no-install-recommends ${missing[*]}"
+		log "installing ${missing[*]}"
+		{
+			DEBIAN_FRONTEND=noninteractive apt-get -q update &&
+			DEBIAN_FRONTEND=noninteractive apt-get -q -y install \
+				--no-install-recommends "${missing[@]}"
+		} >"$alog" 2>&1 ||
+			{ tail -n 20 "$alog" >&2; die "apt-get failed (see $alog)"; }
+	fi
+	case " ${todo[*]} " in *" vm "*) ensure_vng ;; esac
+	export SMC_HOST_READY="${SMC_HOST_READY:-} ${todo[*]}"
+}
+
 # virtme-ng lives in a venv in the cache; vng calls virtme-run via PATH.
+# A venv whose interpreter is gone (made on another host) is made again.
 ensure_vng() {
 	local venv=$CACHE/venv
-	if [ ! -x "$venv/bin/vng" ]; then
+	if ! "$venv/bin/python3" -c 'import virtme_ng' 2>/dev/null; then
 		log "creating virtme-ng venv in $venv"
+		rm -rf "$venv"
 		python3 -m venv "$venv"
 		"$venv/bin/pip" install -q virtme-ng ||
 			die "pip install virtme-ng failed"
