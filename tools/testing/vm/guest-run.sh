@@ -122,7 +122,8 @@ run_tests() {
 			echo 1 > "$smcd_param"
 		fi
 		echo "$rc" > "$RES/tests/$name.rc"
-		say "=== $name exit $rc ($(($(date +%s) - start))s)"
+		echo "$(($(date +%s) - start))" > "$RES/tests/$name.time"
+		say "=== $name exit $rc ($(cat "$RES/tests/$name.time")s)"
 		# A test may unload our module; put it back for the next one.
 		if [ ! -d /sys/module/smc ] && [ -f "$SMC_MODULE_DIR/smc.ko" ]; then
 			insmod "$SMC_MODULE_DIR/smc.ko" &&
