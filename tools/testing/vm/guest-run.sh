@@ -110,9 +110,13 @@ run_tests() {
 		[ "$variant" = fallback ] && echo 0 > "$smcd_param"
 		# tee in a plain pipe so the KTAP output is complete before the
 		# exit line is printed.
+		# NAME@smoke: the program's representative head only
 		(cd "$dir" &&
 		 if [ "$variant" = fallback ]; then
 			export SMC_EXPECT_PATH=fallback
+		 fi &&
+		 if [ "$variant" = smoke ]; then
+			export SMC_TEST_SMOKE=1
 		 fi &&
 		 timeout -k 5 "$tmo" "./$prog" </dev/null) \
 			2> >(tee "$RES/tests/$name.err" >&2) |

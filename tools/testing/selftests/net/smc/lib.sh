@@ -31,6 +31,28 @@ ktap_header()
 	ktap_mark
 }
 
+# SMC_TEST_SMOKE=1 (NAME@smoke, make check's second kernel): a long
+# program runs only its representative head.  It plans with
+# ktap_header_smoke HEAD ALL and calls ktap_smoke_end where the head
+# ends.
+SMC_TEST_SMOKE=${SMC_TEST_SMOKE:-0}
+
+ktap_header_smoke()
+{
+	if [ "$SMC_TEST_SMOKE" = 1 ]; then
+		ktap_header "$1"
+	else
+		ktap_header "$2"
+	fi
+}
+
+ktap_smoke_end()
+{
+	[ "$SMC_TEST_SMOKE" = 1 ] || return 0
+	ktap_diag "smoke run: the cases after the first $ktap_nr left out"
+	ktap_finish
+}
+
 ktap_diag()
 {
 	local line

@@ -10,7 +10,8 @@
 # /sys/kernel/debug/smc/smcr-linkgroups (one line each, with "conns N"),
 # and compared with what the smc tool shows over netlink.
 #
-# SMCR_TESTS=N runs the first N cases only (debugging).
+# SMC_TEST_SMOKE=1 runs the first NSMOKE cases only: SMC-R both ways,
+# link group reuse, the CQ vectors, netlink and 16 connections at once.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smcr_topo.sh"
@@ -22,6 +23,7 @@ XFER=$HERE/smc_xfer
 NLCHECK=$HERE/smc_nl_check.py
 SMC_TOOL=$REPO/tools/net/smc/smc
 NCASES=40
+NSMOKE=10
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
@@ -41,7 +43,7 @@ restore_smcd()
 }
 trap restore_smcd EXIT
 
-ktap_header $NCASES
+ktap_header_smoke $NSMOKE $NCASES
 
 if ! smcr_topo_up; then
 	ktap_diag "$(rdma link show 2>&1)"
@@ -196,6 +198,7 @@ for p in "${pids[@]}"; do
 done
 [ $rc -eq 0 ] || ktap_diag "$(cat "$tmp_dir"/mc* "$tmp_dir"/ms* | grep -v ' ok$')"
 ktap_result "16 concurrent connections, 2 MB each way each, verified" $rc
+ktap_smoke_end
 
 # 5: no GID for the source address (loopback): the client has nothing
 # to offer and declines with NOSMCDEV before any Proposal
