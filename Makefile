@@ -6,6 +6,7 @@
 #   make                 build modules + tools for KDIR (see below)
 #   make install         install modules into /lib/modules/$KVER/updates
 #   make check           full test run: static checks, host tests, VM tests
+#   make check-full      make check with the whole batch on deb12 too
 #   make demo            boot a VM with our modules and run the demo
 #   make vm-shell CMD=.. run a command in a VM with our modules loaded
 #
@@ -44,8 +45,8 @@ endif
 # Release the modules were built for, from their vermagic.
 KVER = $(shell modinfo -F vermagic $(MODSRC)/smc.ko | cut -d' ' -f1)
 
-.PHONY: all modules tools install clean static check demo bench vm-shell setup \
-	kernel host-tests host-build
+.PHONY: all modules tools install clean static check check-full demo bench \
+	vm-shell setup kernel host-tests host-build
 
 all: modules tools
 
@@ -99,6 +100,10 @@ static:
 
 check:
 	$(VM)/check
+
+# make check with the whole batch on the second kernel too (slower)
+check-full:
+	$(VM)/check --full
 
 demo:
 	$(VM)/vm-run --kernel $(KERNEL) --demo
