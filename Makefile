@@ -63,7 +63,7 @@ modules: | host-build
 	if [ "$$(cat $(MODSRC)/.smc-kdir 2>/dev/null)" != "$$kdir" ]; then \
 		$(VM)/kbuild "$$kdir" M=$(MODSRC) clean >/dev/null; \
 		echo "$$kdir" > $(MODSRC)/.smc-kdir; fi; \
-	$(VM)/kbuild "$$kdir" M=$(MODSRC) modules && \
+	$(VM)/kbuild "$$kdir" M=$(MODSRC) -j$$(nproc) modules && \
 	kver=$$(modinfo -F vermagic $$(ls $(MODSRC)/*.ko | head -n1) | cut -d' ' -f1) && \
 	mkdir -p $(STAGE)/$$kver && rm -f $(STAGE)/$$kver/*.ko && \
 	cp $(MODSRC)/*.ko $(STAGE)/$$kver/
