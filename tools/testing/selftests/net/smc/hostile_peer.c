@@ -944,17 +944,22 @@ static int app_accept(int ms)
 }
 
 /* sock_diag view of fd, waiting up to 1 s for the handshake to settle */
-static int diag_fd(int fd, struct smc_sock_info *si)
+static int diag_fd_ext(int fd, unsigned int ext, struct smc_sock_info *si)
 {
 	int i, rc = -1;
 
 	for (i = 0; i < 50; i++) {
-		rc = smc_diag_lookup(fd, si);
+		rc = smc_diag_lookup_ext(fd, ext, si);
 		if (!rc && si->state != SMC_TEST_INIT)
 			return 0;
 		msleep(20);
 	}
 	return rc;
+}
+
+static int diag_fd(int fd, struct smc_sock_info *si)
+{
+	return diag_fd_ext(fd, 0, si);
 }
 
 static int expect_fallback(int fd, const char *who, uint32_t reason,
@@ -1711,25 +1716,7 @@ static void run_acase(int i)
 		break;
 	}
 
-	if (acases[i].what == AA_OWN_TOKEN) {
-		/*
-		 * Nothing tells the server the token is its own: it may
-		 * complete the handshake (Linux does) or drop us.  Either
-		 * way the child must go away cleanly with its DMBs.
-		 */
-		int cfd = app_accept(500);
-
-		if (cfd >= 0) {
-			struct smc_sock_info si;
-
-			if (!diag_fd(cfd, &si))
-				ktap_diag("%s: accepted, mode %s", name,
-					  smc_mode_name(si.mode));
-			close(cfd);
-		} else {
-			ktap_diag("%s: dropped", name);
-		}
-	} else if (acases[i].what == AA_DECLINE) {
+	if (acases[i].what == AA_DECLINE) {
 		got = recv_upto(fd, rsp, 1, 500, &end, &err);
 		if (got || end != 'T') {
 			ktap_diag("%s: unexpected answer: %d bytes, %s", name,
@@ -1739,6 +1726,10 @@ static void run_acase(int i)
 		if (expect_child(fd, name, R_PEERDECL, R_MEM))
 			rc = -1;
 	} else {
+		/*
+		 * Garbage, a close, an unknown token and the server's own
+		 * DMB (a self-attach) alike: the child is dropped.
+		 */
 		if (fd >= 0) {
 			got = recv_upto(fd, rsp, 1, QUICK_MS, &end, &err);
 			ktap_diag("%s: %d bytes, then %s", name, got,
@@ -2154,6 +2145,429 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/*
+ * Third-party tokens: the hostile peer names, in its Confirm or its
+ * Accept, a DMB of another live connection.  The victim is an AF_SMC
+ * pair of this test whose tokens we read through smc_diag DMBINFO, as
+ * any local user can.  Its DMBs must stay attached by its own ends
+ * only, its byte streams must stay intact and it must not see an
+ * abort; the hostile connection must not get SMC-D.
+ */
+
+#define VICTIM_CHUNK	4096
+#define VICTIM_ROUNDS	8
+
+struct victim {
+	int lfd, cfd, sfd;
+	uint64_t ctoken, stoken;	/* DMBs of the client / server end */
+	uint64_t sent[2], rcvd[2];	/* 0: client to server, 1: back */
+};
+
+static const char injected[] = "INJECTED BY THE HOSTILE PEER";
+
+static const char *const vdir[] = { "client->server", "server->client" };
+
+/* Byte @off of the victim's stream in direction @dir */
+static uint8_t vpattern(uint64_t off, int dir)
+{
+	return (uint8_t)(off * 131 + (off >> 9) + dir * 0x5d + 1);
+}
+
+static int vsend(const struct victim *v, int dir, uint64_t *off, int n,
+		 const char *tag)
+{
+	uint8_t buf[VICTIM_CHUNK];
+	int i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = vpattern(*off + i, dir);
+	if (send_all(dir ? v->sfd : v->cfd, buf, n)) {
+		ktap_diag("%s: victim %s send: %s", tag, vdir[dir],
+			  strerror(errno));
+		return -1;
+	}
+	*off += n;
+	return 0;
+}
+
+/* Read @n bytes of direction @dir, each must be the pattern's */
+static int vrecv(const struct victim *v, int dir, uint64_t *off, int n,
+		 const char *tag)
+{
+	uint8_t buf[VICTIM_CHUNK];
+	int got, end, err, i;
+
+	got = recv_upto(dir ? v->cfd : v->sfd, buf, n, QUICK_MS, &end, &err);
+	for (i = 0; i < got; i++) {
+		if (buf[i] == vpattern(*off + i, dir))
+			continue;
+		ktap_diag("%s: victim %s byte %llu is 0x%02x, expected 0x%02x",
+			  tag, vdir[dir], (unsigned long long)(*off + i),
+			  buf[i], vpattern(*off + i, dir));
+		return -1;
+	}
+	*off += got;
+	if (got < n) {
+		ktap_diag("%s: victim %s: %d of %d bytes, then %s", tag,
+			  vdir[dir], got, n, end_name(end, err));
+		return -1;
+	}
+	return 0;
+}
+
+static void victim_close(struct victim *v)
+{
+	if (v->cfd >= 0)
+		close(v->cfd);
+	if (v->sfd >= 0)
+		close(v->sfd);
+	if (v->lfd >= 0)
+		close(v->lfd);
+	v->lfd = -1;
+	v->cfd = -1;
+	v->sfd = -1;
+}
+
+/* Both ends over SMC-D, each the attacher of the other's DMB */
+static int victim_tokens(struct victim *v, int *sync, const char *tag)
+{
+	struct smc_sock_info c, s;
+
+	if (diag_fd_ext(v->cfd, SMC_TEST_EXT_DMBINFO, &c) ||
+	    diag_fd_ext(v->sfd, SMC_TEST_EXT_DMBINFO, &s)) {
+		ktap_diag("%s: victim not in the smc_diag dump", tag);
+		return -1;
+	}
+	if (c.mode != SMC_TEST_MODE_SMCD || s.mode != SMC_TEST_MODE_SMCD) {
+		ktap_diag("%s: victim client mode %s reason 0x%08x, server mode %s",
+			  tag, smc_mode_name(c.mode), c.reason,
+			  smc_mode_name(s.mode));
+		*sync = c.reason == R_SYNCERR;
+		return -1;
+	}
+	if (!smc_has_dmbinfo(&c) || !smc_has_dmbinfo(&s) ||
+	    c.dmb.peer_token != s.dmb.token ||
+	    s.dmb.peer_token != c.dmb.token) {
+		ktap_diag("%s: victim DMBINFO missing or not crosswise", tag);
+		return -1;
+	}
+	v->ctoken = c.dmb.token;
+	v->stoken = s.dmb.token;
+	return 0;
+}
+
+static int victim_open_once(struct victim *v, int *sync, const char *tag)
+{
+	struct sockaddr_in a;
+	uint16_t port;
+
+	memset(v, 0, sizeof(*v));
+	v->cfd = -1;
+	v->sfd = -1;
+	v->lfd = listen_on(AF_SMC, SMCPROTO_SMC, 0, &port);
+	if (v->lfd < 0) {
+		ktap_diag("%s: victim listener: %s", tag, strerror(errno));
+		return -1;
+	}
+	set_timeouts(v->lfd, QUICK_MS);
+	a = lo_addr(port);
+	v->cfd = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC, SMCPROTO_SMC);
+	if (v->cfd >= 0)
+		set_timeouts(v->cfd, SLOW_MS);
+	if (v->cfd < 0 || connect(v->cfd, (struct sockaddr *)&a, sizeof(a))) {
+		ktap_diag("%s: victim connect: %s", tag, strerror(errno));
+		return -1;
+	}
+	set_timeouts(v->cfd, QUICK_MS);
+	v->sfd = accept4(v->lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (v->sfd < 0) {
+		ktap_diag("%s: victim accept: %s", tag, strerror(errno));
+		return -1;
+	}
+	set_timeouts(v->sfd, QUICK_MS);
+	if (victim_tokens(v, sync, tag))
+		return -1;
+	/* unread data in both DMBs: what an intruder would overwrite */
+	if (vsend(v, 0, &v->sent[0], VICTIM_CHUNK, tag) ||
+	    vsend(v, 1, &v->sent[1], VICTIM_CHUNK, tag))
+		return -1;
+	ktap_diag("%s: victim over SMC-D, DMB tokens client 0x%016llx server 0x%016llx",
+		  tag, (unsigned long long)v->ctoken,
+		  (unsigned long long)v->stoken);
+	return 0;
+}
+
+/*
+ * A live victim pair.  Out of sync once (a server link group of earlier
+ * cases without our client's counterpart), the second try gets SMC-D.
+ */
+static int victim_open(struct victim *v, const char *tag)
+{
+	int sync = 0;
+
+	if (!victim_open_once(v, &sync, tag))
+		return 0;
+	victim_close(v);
+	if (!sync)
+		return -1;
+	ktap_diag("%s: victim out of sync once, again", tag);
+	sync = 0;
+	return victim_open_once(v, &sync, tag);
+}
+
+/* Nothing of the attacker's in the victim: pattern intact, no EOF */
+static int victim_check(struct victim *v, const char *tag)
+{
+	uint8_t extra[64];
+	int dir, i, err;
+	socklen_t l;
+	ssize_t n;
+
+	for (dir = 0; dir < 2; dir++)
+		if (vrecv(v, dir, &v->rcvd[dir], v->sent[dir] - v->rcvd[dir],
+			  tag))
+			return -1;
+	for (i = 0; i < VICTIM_ROUNDS; i++)
+		for (dir = 0; dir < 2; dir++)
+			if (vsend(v, dir, &v->sent[dir], VICTIM_CHUNK, tag) ||
+			    vrecv(v, dir, &v->rcvd[dir], VICTIM_CHUNK, tag))
+				return -1;
+	for (dir = 0; dir < 2; dir++) {
+		int fd = dir ? v->cfd : v->sfd;
+
+		n = recv(fd, extra, sizeof(extra), MSG_DONTWAIT);
+		if (n >= 0 || errno != EAGAIN) {
+			ktap_diag("%s: victim %s: %zd more bytes (%s)", tag,
+				  vdir[dir], n, n < 0 ? strerror(errno) : "");
+			return -1;
+		}
+		err = 0;
+		l = sizeof(err);
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &l) || err) {
+			ktap_diag("%s: victim %s: SO_ERROR %s", tag, vdir[dir],
+				  strerror(err));
+			return -1;
+		}
+	}
+	ktap_diag("%s: victim intact: %llu bytes each way", tag,
+		  (unsigned long long)v->sent[0]);
+	return 0;
+}
+
+/* SMC-D sockets of this netns that have the DMB @token attached */
+static int attachers(uint64_t token)
+{
+	struct smc_sock_info *arr;
+	int n, i, k = 0;
+
+	n = smc_diag_dump_ext(SMC_TEST_EXT_DMBINFO, &arr);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++)
+		if (arr[i].mode == SMC_TEST_MODE_SMCD &&
+		    smc_has_dmbinfo(&arr[i]) && arr[i].dmb.peer_token == token)
+			k++;
+	free(arr);
+	return k;
+}
+
+/* The victim's end of @whose is the one attacher of that DMB */
+static int attached_once(uint64_t token, const char *whose, const char *tag)
+{
+	int n = attachers(token);
+
+	if (n == 1)
+		return 0;
+	ktap_diag("%s: the victim's DMB (%s end) has %d attachers: it was attached",
+		  tag, whose, n);
+	return -1;
+}
+
+/* Our loopback GID's second half, the entry after the first */
+static uint64_t own_gid_ext(void)
+{
+	if (own_ism_cnt > 1 && own_ism[1].chid == own_ism[0].chid)
+		return own_ism[1].gid;
+	return 0;
+}
+
+/* A hostile client confirms with @token; the listener must drop it */
+static int confirm_foreign(uint64_t token, const char *whose,
+			   const char *tag)
+{
+	static uint8_t buf[1024], rsp[256];
+	int fd, cfd, got, end, err, rc = 0;
+	struct smc_sock_info si;
+	struct acc c;
+
+	fd = hostile_connect(smc_port);
+	if (fd < 0) {
+		ktap_diag("%s: connect: %s", tag, strerror(errno));
+		return -1;
+	}
+	if (propose_own(fd, tag, rsp, sizeof(rsp))) {
+		close(fd);
+		return -1;
+	}
+	c = (struct acc){ .type = CLC_CONFIRM, .version = 2,
+			  .chid = own_ism[0].chid, .gid = own_ism[0].gid,
+			  .gid_ext = own_gid_ext(), .token = token,
+			  .eid = rsp + 34 };
+	send_all(fd, buf, acc_build(buf, &c));
+	got = recv_upto(fd, rsp, 1, QUICK_MS, &end, &err);
+	ktap_diag("%s: Confirm naming the victim's %s DMB: %d bytes, then %s",
+		  tag, whose, got, end_name(end, err));
+	if (got || end == 'T')
+		rc = -1;
+	if (attached_once(token, whose, tag))
+		rc = -1;
+	cfd = app_accept(300);
+	if (cfd >= 0) {
+		rc = -1;
+		if (diag_fd_ext(cfd, SMC_TEST_EXT_DMBINFO, &si)) {
+			memset(&si, 0, sizeof(si));
+			si.mode = -1;
+		}
+		ktap_diag("%s: accept() returned a connection in mode %s, peer DMB 0x%016llx",
+			  tag, smc_mode_name(si.mode),
+			  (unsigned long long)si.dmb.peer_token);
+		/* what the attacker does with it */
+		send_all(cfd, injected, sizeof(injected) - 1);
+		close(cfd);
+	}
+	close(fd);
+	return rc;
+}
+
+static void run_srv_third_party(void)
+{
+	static const char name[] = "srv_confirm_third_party_token";
+	struct victim v;
+	int rc = 0;
+
+	if (!own_ism_cnt) {
+		ktap_skip(name, "own GID unknown (client cases failed)");
+		return;
+	}
+	drain_children();
+	if (victim_open(&v, name)) {
+		victim_close(&v);
+		ktap_result(0, name);
+		return;
+	}
+	if (confirm_foreign(v.stoken, "server", name))
+		rc = -1;
+	if (confirm_foreign(v.ctoken, "client", name))
+		rc = -1;
+	if (victim_check(&v, name))
+		rc = -1;
+	victim_close(&v);
+	if (expect_no_child(name) || dmbs_settled(name))
+		rc = -1;
+	ktap_result(!rc, name);
+}
+
+/* The AF_SMC client's answer to an Accept naming a foreign DMB */
+static int client_declines(int hfd, const char *tag)
+{
+	static uint8_t rsp[256];
+	int got, end, err;
+	uint32_t code;
+	char why[200];
+
+	got = recv_clc(hfd, rsp, sizeof(rsp), QUICK_MS, &end, &err);
+	if (got >= 8 && get32(rsp) == EYE_D && rsp[4] == CLC_CONFIRM) {
+		ktap_diag("%s: the client answered with a Confirm", tag);
+		return -1;
+	}
+	if (check_decline(rsp, got, 2, &code, why, sizeof(why))) {
+		ktap_diag("%s: client's answer: %s (%s)", tag, why,
+			  end_name(end, err));
+		return -1;
+	}
+	ktap_diag("%s: client declined with 0x%08x", tag, code);
+	/* as for an unknown token: nothing tells the two apart */
+	if (code != R_MEM) {
+		ktap_diag("%s: expected 0x%08x", tag, R_MEM);
+		return -1;
+	}
+	return 0;
+}
+
+static void run_cli_third_party(void)
+{
+	static const char name[] = "cli_accept_third_party_token";
+	static uint8_t prop[CLC_MAX + 16], buf[256];
+	int hfd = -1, got, end, err, rc = 0;
+	struct smc_sock_info si;
+	struct conn_job job;
+	struct victim v;
+	char why[200];
+	struct acc a;
+
+	if (!own_ism_cnt) {
+		ktap_skip(name, "own GID unknown (server cases failed)");
+		return;
+	}
+	if (victim_open(&v, name)) {
+		victim_close(&v);
+		ktap_result(0, name);
+		return;
+	}
+	if (conn_start(&job, hostile_port)) {
+		ktap_diag("%s: AF_SMC socket: %s", name, strerror(errno));
+		victim_close(&v);
+		ktap_result(0, name);
+		return;
+	}
+	hfd = accept_hostile(QUICK_MS);
+	got = hfd < 0 ? 0 : recv_clc(hfd, prop, CLC_MAX, QUICK_MS, &end,
+				     &err);
+	if (hfd < 0 || check_proposal(prop, got, why, sizeof(why))) {
+		ktap_diag("%s: no Proposal", name);
+		conn_wait(&job, QUICK_MS);
+		rc = -1;
+		goto out;
+	}
+	a = (struct acc){ .type = CLC_ACCEPT, .version = 2,
+			  .chid = own_ism[0].chid, .gid = own_ism[0].gid,
+			  .gid_ext = own_gid_ext(), .token = v.stoken };
+	send_all(hfd, buf, acc_build(buf, &a));
+	err = conn_wait(&job, QUICK_MS);
+	ktap_diag("%s: Accept naming the victim's server DMB; connect %s after %ld ms",
+		  name, err < 0 ? "still blocked" : err ? strerror(err) : "ok",
+		  err < 0 ? (long)QUICK_MS : job.ms);
+	if (err) {
+		rc = -1;
+		goto out;
+	}
+	if (client_declines(hfd, name))
+		rc = -1;
+	if (attached_once(v.stoken, "server", name))
+		rc = -1;
+	set_timeouts(job.fd, QUICK_MS);
+	if (!diag_fd(job.fd, &si) && si.mode == SMC_TEST_MODE_SMCD) {
+		ktap_diag("%s: the client runs SMC-D", name);
+		/* its writes go to the victim */
+		send_all(job.fd, injected, sizeof(injected) - 1);
+		rc = -1;
+	} else if (expect_fallback(job.fd, name, R_MEM, 0) ||
+		   exchange(job.fd, hfd, name)) {
+		rc = -1;
+	}
+out:
+	if (hfd >= 0)
+		close(hfd);
+	close(job.fd);
+	if (victim_check(&v, name))
+		rc = -1;
+	victim_close(&v);
+	if (dmbs_settled(name))
+		rc = -1;
+	ktap_result(!rc, name);
+}
+
+/* ------------------------------------------------------------------ */
 /* final checks */
 
 static int smc_socket_count(void)
@@ -2300,7 +2714,7 @@ static int suite(void)
 	base = smc_socket_count();
 
 	ktap_header(ARRAY_SIZE(scases) + ARRAY_SIZE(ccases) +
-		    ARRAY_SIZE(acases) + 4);
+		    ARRAY_SIZE(acases) + 6);
 	ktap_diag("AF_SMC listener on port %u, hostile listener on %u",
 		  smc_port, hostile_port);
 	if (!have_lo)
@@ -2316,6 +2730,8 @@ static int suite(void)
 		run_ccase(&ccases[i]);
 	for (i = 0; i < (int)ARRAY_SIZE(acases); i++)
 		run_acase(i);
+	run_srv_third_party();
+	run_cli_third_party();
 
 	run_sync_case();
 	ktap_result(!normal_connection(), "smcd_connection_after_attacks");
