@@ -31,6 +31,23 @@ struct smcd_gid {
 	u64	gid_ext;
 };
 
+/*
+ * One end of a connection, as a device tells who may attach a DMB:
+ * register_dmb() names the end a DMB is for (the owner's peer),
+ * attach_dmb() the end that asks for it (self).
+ *   @gid	the end's device
+ *   @conn	the connection, as its two ends and no other know it.  On
+ *		loopback-ism all ends share one GID and this is what keeps
+ *		connections apart (see smcd_conn_id() in smcd_conn.c).
+ *   @token	the end's own DMB; 0 while it has none (the server
+ *		registers its DMB before the client has one)
+ */
+struct smcd_end {
+	struct smcd_gid	gid;
+	u64		conn;
+	u64		token;
+};
+
 struct dentry;
 struct smcd_dev;
 struct smcd_dmb;
@@ -51,6 +68,8 @@ struct smcd_dmb {
 	refcount_t		refs;		/* owner and attachers */
 	struct hlist_node	token_node;
 	struct list_head	pool_node;
+	struct smcd_end		peer;		/* who may attach it */
+	bool			attached;	/* by @peer, once for good */
 	/*
 	 * The owner's receive handler and its argument; the owner clears
 	 * @priv and waits for RCU readers before it goes away.
@@ -60,13 +79,19 @@ struct smcd_dmb {
 };
 
 struct smcd_dev_ops {
-	/* new DMB of @len bytes for the peer @peer; header zeroed */
+	/* new DMB of @len bytes that only @peer may write; header zeroed */
 	struct smcd_dmb *(*register_dmb)(struct smcd_dev *dev, u32 len,
-					 const struct smcd_gid *peer);
+					 const struct smcd_end *peer);
 	/* the owner is done with @dmb */
 	void (*unregister_dmb)(struct smcd_dev *dev, struct smcd_dmb *dmb);
-	/* map the peer's DMB @token as a send buffer (no-copy devices) */
-	struct smcd_dmb *(*attach_dmb)(struct smcd_dev *dev, u64 token);
+	/*
+	 * Map the peer's DMB @token as @self's send buffer (no-copy
+	 * devices): only if @self is the end it was registered for, is
+	 * not its owner and is the first to ask.  Every refusal is
+	 * -ENOENT, the answer for an unknown token.
+	 */
+	struct smcd_dmb *(*attach_dmb)(struct smcd_dev *dev, u64 token,
+				       const struct smcd_end *self);
 	void (*detach_dmb)(struct smcd_dev *dev, struct smcd_dmb *dmb);
 	/*
 	 * Write @len bytes at @offset of the peer's DMB; with @signal,

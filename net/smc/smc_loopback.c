@@ -7,7 +7,10 @@
  * the doorbell is a direct call of the owner's receive handler.  A
  * sender may attach the peer's DMB and use it as its send buffer, so
  * data is copied once, from the sending application into the buffer
- * the receiving application reads from.
+ * the receiving application reads from.  A DMB is registered for one
+ * end of one connection (see struct smcd_end), and only that end may
+ * attach it, once: a peer that names another connection's token, or
+ * our own, gets the answer of an unknown token.
  *
  * DMBs are pooled per size class: a short connection takes a buffer
  * from the pool and only the 32-byte header needs clearing, since a
@@ -130,7 +133,7 @@ static struct smcd_dmb *smc_lo_dmb_alloc(struct smc_lo_dev *lo, u8 c)
 }
 
 static struct smcd_dmb *smc_lo_register_dmb(struct smcd_dev *dev, u32 len,
-					    const struct smcd_gid *peer)
+					    const struct smcd_end *peer)
 {
 	struct smc_lo_dev *lo = smc_lo_of(dev);
 	struct smcd_dmb *dmb;
@@ -157,6 +160,8 @@ static struct smcd_dmb *smc_lo_register_dmb(struct smcd_dev *dev, u32 len,
 	dmb->notify = NULL;
 	RCU_INIT_POINTER(dmb->priv, NULL);
 	refcount_set(&dmb->refs, 1);
+	dmb->peer = *peer;
+	dmb->attached = false;
 
 	spin_lock_bh(&lo->lock);
 	/* the batched generator: a chacha block per token costs too much */
@@ -181,15 +186,36 @@ static void smc_lo_unregister_dmb(struct smcd_dev *dev, struct smcd_dmb *dmb)
 	smc_lo_dmb_put(lo, dmb);
 }
 
-static struct smcd_dmb *smc_lo_attach_dmb(struct smcd_dev *dev, u64 token)
+/*
+ * Is @self the end @dmb was registered for, other than its owner, and
+ * the first to ask?  lo->lock held.
+ */
+static bool smc_lo_may_attach(const struct smcd_dmb *dmb,
+			      const struct smcd_end *self)
+{
+	const struct smcd_end *p = &dmb->peer;
+
+	if (dmb->attached || !self->token || self->token == dmb->token)
+		return false;
+	if (p->token && p->token != self->token)
+		return false;
+	return p->conn == self->conn && p->gid.gid == self->gid.gid &&
+	       p->gid.gid_ext == self->gid.gid_ext;
+}
+
+static struct smcd_dmb *smc_lo_attach_dmb(struct smcd_dev *dev, u64 token,
+					  const struct smcd_end *self)
 {
 	struct smc_lo_dev *lo = smc_lo_of(dev);
 	struct smcd_dmb *dmb;
 
 	spin_lock_bh(&lo->lock);
 	dmb = smc_lo_find(lo, token);
-	if (dmb && !refcount_inc_not_zero(&dmb->refs))
+	if (dmb && (!smc_lo_may_attach(dmb, self) ||
+		    !refcount_inc_not_zero(&dmb->refs)))
 		dmb = NULL;
+	if (dmb)
+		dmb->attached = true;
 	spin_unlock_bh(&lo->lock);
 	if (!dmb)
 		return ERR_PTR(-ENOENT);

@@ -10,6 +10,7 @@
  */
 
 #include <linux/slab.h>
+#include <linux/tcp.h>
 #include <net/sock.h>
 
 #include "smc.h"
@@ -56,8 +57,37 @@ void smcd_tx_write(struct smc_conn *c)
 	c->tx_prod_sent = h.prod;
 }
 
-/* Register our DMB, sized after the receive buffer; smaller on failure */
-static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev)
+/*
+ * The connection as its two ends and no other know it, for struct
+ * smcd_end: the first sequence number after the server's SYN on the
+ * clcsock.  The server reads it from what it sent (snd_una less the
+ * bytes acked), the client from what it received (rcv_nxt less the
+ * bytes received); both stay put as data flows.  The initial sequence
+ * number is secret to the two ends.  NAT leaves it alone; a middlebox
+ * that rewrites sequence numbers makes the attach fail, and SMC-D falls
+ * back.  Under the clcsock lock: the two counters of one moment.
+ */
+static u64 smcd_conn_id(const struct smc_sock *smc, bool server)
+{
+	struct sock *clcsk = smc_clcsk(smc);
+	const struct tcp_sock *tp = tcp_sk(clcsk);
+	u32 seq;
+
+	lock_sock(clcsk);
+	if (server)
+		seq = tp->snd_una - (u32)tp->bytes_acked;
+	else
+		seq = tp->rcv_nxt - (u32)tp->bytes_received;
+	release_sock(clcsk);
+	return seq;
+}
+
+/*
+ * Register our DMB for @peer, sized after the receive buffer; smaller
+ * on failure
+ */
+static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev,
+			      const struct smcd_end *peer)
 {
 	struct smc_conn *c = &smc->conn;
 	struct smcd_dmb *dmb;
@@ -67,7 +97,7 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev)
 				SMCD_DMB_MAX_CLASS);
 	for (comp = want; comp >= 0; comp--) {
 		dmb = dev->ops->register_dmb(dev, smcd_dmb_class_len(comp),
-					     &dev->gid);
+					     peer);
 		if (!IS_ERR(dmb))
 			break;
 		if (PTR_ERR(dmb) == -ENOSPC)
@@ -93,12 +123,17 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev)
 	return 0;
 }
 
-static int smcd_conn_attach(struct smc_sock *smc, u64 token)
+/* Attach the peer's DMB @token, as our end of connection @conn */
+static int smcd_conn_attach(struct smc_sock *smc, u64 token, u64 conn)
 {
 	struct smc_conn *c = &smc->conn;
+	struct smcd_end self = {};
 	struct smcd_dmb *peer;
 
-	peer = c->dev->ops->attach_dmb(c->dev, token);
+	self.gid = c->dev->gid;
+	self.conn = conn;
+	self.token = c->rmb_token;
+	peer = c->dev->ops->attach_dmb(c->dev, token, &self);
 	if (IS_ERR(peer))
 		return PTR_ERR(peer);
 	c->peer = peer;
@@ -185,7 +220,7 @@ int smcd_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 	struct smc_clc_proposal *p = &hs->p;
 	struct smc_clc_accept *a = &hs->a;
 	struct smcd_dev *dev = hs->smcd;
-	struct smcd_gid peer;
+	struct smcd_end peer = {};
 	bool first = true;
 	int rc, len;
 
@@ -193,19 +228,23 @@ int smcd_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 	if (a->d.chid != dev->chid)
 		return -EPROTO;
 
-	rc = smcd_conn_register(smc, dev);
+	/* our DMB is for the server's end of this TCP connection only */
+	peer.gid.gid = a->d.gid;
+	peer.gid.gid_ext = a->d.gid_ext;
+	peer.conn = smcd_conn_id(smc, false);
+	peer.token = a->d.token;
+	rc = smcd_conn_register(smc, dev, &peer);
 	if (rc) {
 		smc_hs_decline(smc, smcd_decline_reason(rc), a->version);
 		return 0;
 	}
 	hs->smcd = NULL;	/* the connection holds the reference now */
 
-	peer.gid = a->d.gid;
-	peer.gid_ext = a->d.gid_ext;
-	rc = smcd_conn_attach(smc, a->d.token);
+	/* a DMB not registered for us: a Decline as for an unknown one */
+	rc = smcd_conn_attach(smc, a->d.token, peer.conn);
 	/* the server decides whether this is a first contact */
 	if (!rc)
-		rc = smcd_lgr_join(smc, &peer, SMCD_LGR_CLIENT,
+		rc = smcd_lgr_join(smc, &peer.gid, SMCD_LGR_CLIENT,
 				   a->first_contact, &first);
 	if (rc) {
 		smcd_conn_teardown(smc);
@@ -291,10 +330,17 @@ int smcd_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 	struct smc_clc_proposal *p = &hs->p;
 	struct smc_clc_accept *a = &hs->a;
 	struct smcd_dev *dev = hs->smcd;
+	struct smcd_end peer = {};
 	bool first;
 	int rc, len;
 
-	rc = smcd_conn_register(child, dev);
+	/*
+	 * Our DMB is for the client's end of this TCP connection only;
+	 * its device is ours on loopback-ism.  The client has no DMB yet.
+	 */
+	peer.gid = dev->gid;
+	peer.conn = smcd_conn_id(child, true);
+	rc = smcd_conn_register(child, dev, &peer);
 	if (rc) {
 		smc_hs_decline(child, smcd_decline_reason(rc), p->version);
 		return 0;
@@ -325,7 +371,8 @@ int smcd_listen_accept(struct smc_sock *child, struct smc_hs *hs)
 	if (smc_clc_parse_accept(hs->buf, len, a) || a->path != SMC_TYPE_D ||
 	    a->d.chid != dev->chid)
 		goto out_teardown;
-	rc = smcd_conn_attach(child, a->d.token);
+	/* not the client's DMB for us: drop, as for an unknown token */
+	rc = smcd_conn_attach(child, a->d.token, peer.conn);
 	if (rc)
 		goto out_teardown;
 	if (first)
