@@ -52,6 +52,15 @@ static int smc_connect_established(struct smc_sock *smc)
 	return 0;
 }
 
+/*
+ * connect() goes to TCP as it is, or TCP failed to connect: what TCP
+ * sends from now on is the user's, and its SYN must not offer SMC.
+ */
+static void smc_clcsk_no_smc(struct sock *clcsk)
+{
+	WRITE_ONCE(tcp_sk(clcsk)->syn_smc, 0);
+}
+
 static bool smc_tcp_connecting(const struct sock *clcsk)
 {
 	return (1 << READ_ONCE(clcsk->sk_state)) &
@@ -98,6 +107,7 @@ int smc_connect(struct socket *sock, struct sockaddr *addr, int alen,
 		rc = smc_wait_connected(smc, timeo);
 		if (rc)
 			return rc == -EAGAIN ? -EALREADY : rc;
+		smc_clcsk_no_smc(clcsock->sk);
 		return clcsock->ops->connect(clcsock, addr, alen, flags);
 	}
 	if (!clcsock) {
@@ -106,6 +116,8 @@ int smc_connect(struct socket *sock, struct sockaddr *addr, int alen,
 	}
 	if (sk->sk_state != SMC_INIT || smc->use_fallback) {
 		/* connected, listening or TCP only: TCP has the answer */
+		if (sk->sk_state != SMC_LISTEN)
+			smc_clcsk_no_smc(clcsock->sk);
 		release_sock(sk);
 		return clcsock->ops->connect(clcsock, addr, alen, flags);
 	}
@@ -134,8 +146,10 @@ int smc_connect(struct socket *sock, struct sockaddr *addr, int alen,
 			if (!queue_work(smc_hs_wq, &smc->connect_work))
 				sock_put(sk);
 		}
+	} else {
+		/* TCP is closed again; a retry offers SMC anew */
+		smc_clcsk_no_smc(clcsock->sk);
 	}
-	/* any other error: TCP is closed again and connect may be retried */
 out:
 	release_sock(sk);
 	return rc;

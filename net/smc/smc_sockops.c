@@ -13,6 +13,7 @@
 #include <linux/splice.h>
 #include <linux/socket.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 
 #include "smc.h"
 
@@ -94,6 +95,8 @@ int smc_shutdown(struct socket *sock, int how)
 		if (how == 1)	/* SHUT_WR */
 			return 0;
 		smc_listen_stop(smc);
+		/* connect() may reuse the TCP socket: no SMC in its SYN */
+		WRITE_ONCE(tcp_sk(clcsock->sk)->syn_smc, 0);
 		smc->sk.sk_state_change(&smc->sk);
 		return clcsock->ops->shutdown(clcsock, how);
 	}
