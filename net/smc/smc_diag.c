@@ -6,7 +6,9 @@
  * message per socket of the requester's namespace: addresses from the
  * internal TCP socket, the SMC state, the transport in use and, always,
  * the shutdown state and the fallback reasons, and on request the
- * connection details, the link (SMC-R) or the DMBs (SMC-D).
+ * connection details, the link (SMC-R) or the DMBs (SMC-D).  The
+ * tokens among them are shown to the socket's owner and to
+ * CAP_NET_ADMIN only.
  */
 
 #include <linux/inet_diag.h>
@@ -25,7 +27,22 @@ struct smc_diag_walk {
 	struct sk_buff			*skb;
 	struct netlink_callback		*cb;
 	const struct smc_diag_req	*req;
+	/* the requester: who owns its netlink socket, and is it admin */
+	kuid_t				uid;
+	bool				net_admin;
 };
+
+/*
+ * The tokens of a connection (its DMB's, the peer's, its alert token)
+ * name its buffers to the peer: a peer that knows another connection's
+ * tokens can write into it.  Only the socket's owner and CAP_NET_ADMIN
+ * of the netns see them; others get zeros.
+ */
+static bool smc_diag_tokens_shown(const struct smc_diag_walk *w,
+				  struct sock *sk)
+{
+	return w->net_admin || uid_eq(sock_i_uid(sk), w->uid);
+}
 
 static u8 smc_diag_mode(const struct smc_sock *smc)
 {
@@ -71,7 +88,8 @@ static void smc_diag_curs(struct smc_diag_cursor *d,
  * buffer of its own), SMC-R from a send buffer the size of the peer's
  * RMB; either way peer_len is both.
  */
-static int smc_diag_conninfo(struct sk_buff *skb, struct smc_sock *smc)
+static int smc_diag_conninfo(struct sk_buff *skb, struct smc_sock *smc,
+			     bool tokens)
 {
 	struct smc_conn *c = &smc->conn;
 	struct smc_diag_conninfo ci = {};
@@ -84,7 +102,8 @@ static int smc_diag_conninfo(struct sk_buff *skb, struct smc_sock *smc)
 		hdr = SMCD_DMB_HDR_LEN;
 		sent = &c->tx_prod;
 	}
-	ci.token = c->alert_token;
+	if (tokens)
+		ci.token = c->alert_token;
 	ci.sndbuf_size = c->peer_len - hdr;
 	ci.rmbe_size = c->rmb_len;
 	ci.peer_rmbe_size = c->peer_len - hdr;
@@ -107,7 +126,7 @@ static int smc_diag_conninfo(struct sk_buff *skb, struct smc_sock *smc)
 }
 
 static int smc_diag_dmbinfo(struct sk_buff *skb, struct smc_sock *smc,
-			    const struct smcd_dev *dev)
+			    const struct smcd_dev *dev, bool tokens)
 {
 	struct smc_conn *c = &smc->conn;
 	struct smcd_diag_dmbinfo di = {};
@@ -117,13 +136,16 @@ static int smc_diag_dmbinfo(struct sk_buff *skb, struct smc_sock *smc,
 	di.peer_gid_ext = c->peer_gid.gid_ext;
 	di.my_gid = dev->gid.gid;
 	di.my_gid_ext = dev->gid.gid_ext;
-	di.token = c->rmb_token;
-	di.peer_token = c->peer_token;
+	if (tokens) {
+		di.token = c->rmb_token;
+		di.peer_token = c->peer_token;
+	}
 	return nla_put(skb, SMC_DIAG_DMBINFO, sizeof(di), &di);
 }
 
 /* The extensions asked for in @ext that the socket's path has */
-static int smc_diag_ext(struct sk_buff *skb, struct smc_sock *smc, u8 ext)
+static int smc_diag_ext(struct sk_buff *skb, struct smc_sock *smc, u8 ext,
+			bool tokens)
 {
 	struct smc_conn *c = &smc->conn;
 	struct smc_diag_lgrinfo li = {};
@@ -144,13 +166,13 @@ static int smc_diag_ext(struct sk_buff *skb, struct smc_sock *smc, u8 ext)
 		return 0;
 	}
 	if ((ext & (1 << (SMC_DIAG_CONNINFO - 1))) &&
-	    smc_diag_conninfo(skb, smc))
+	    smc_diag_conninfo(skb, smc, tokens))
 		return -EMSGSIZE;
 	if ((ext & (1 << (SMC_DIAG_LGRINFO - 1))) && lgr &&
 	    nla_put(skb, SMC_DIAG_LGRINFO, sizeof(li), &li))
 		return -EMSGSIZE;
 	if ((ext & (1 << (SMC_DIAG_DMBINFO - 1))) && dev &&
-	    smc_diag_dmbinfo(skb, smc, dev))
+	    smc_diag_dmbinfo(skb, smc, dev, tokens))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -198,7 +220,8 @@ static int smc_diag_fill(struct smc_sock *smc, void *arg)
 	fb.peer_diagnosis = smc->peer_diagnosis;
 	if (nla_put(skb, SMC_DIAG_FALLBACK, sizeof(fb), &fb))
 		goto cancel;
-	if (smc_diag_ext(skb, smc, w->req->diag_ext))
+	if (smc_diag_ext(skb, smc, w->req->diag_ext,
+			 smc_diag_tokens_shown(w, sk)))
 		goto cancel;
 
 	nlmsg_end(skb, nlh);
@@ -220,9 +243,13 @@ static int smc_diag_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		.cb	= cb,
 		.req	= nlmsg_data(cb->nlh),
 	};
+	struct sock *nlsk = NETLINK_CB(cb->skb).sk;
 	struct net *net = sock_net(skb->sk);
 	u64 last;
 
+	/* the requester's, once per part of the dump: not under locks */
+	w.uid = sock_i_uid(nlsk);
+	w.net_admin = netlink_net_capable(cb->skb, CAP_NET_ADMIN);
 	if (!cb->args[2]) {
 		last = cb->args[SMCPROTO_SMC];
 		if (smc_table_walk(net, SMCPROTO_SMC, &last, smc_diag_fill, &w)) {
