@@ -31,6 +31,12 @@ struct smcd_gid {
 	u64	gid_ext;
 };
 
+static inline bool smcd_gid_equal(const struct smcd_gid *a,
+				  const struct smcd_gid *b)
+{
+	return a->gid == b->gid && a->gid_ext == b->gid_ext;
+}
+
 /*
  * One end of a connection, as a device tells who may attach a DMB:
  * register_dmb() names the end a DMB is for (the owner's peer),

@@ -220,6 +220,7 @@ int smcd_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 	struct smc_clc_proposal *p = &hs->p;
 	struct smc_clc_accept *a = &hs->a;
 	struct smcd_dev *dev = hs->smcd;
+	bool reuse = !a->first_contact;
 	struct smcd_end peer = {};
 	bool first = true;
 	int rc, len;
@@ -256,7 +257,8 @@ int smcd_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 
 	memcpy(p->eids[0], a->eid, SMC_CLC_EID_LEN);
 	memset(a, 0, sizeof(*a));
-	smcd_fill_d(a, SMC_CLC_CONFIRM, first, smc);
+	/* the server's choice, also when a group of ours was new to it */
+	smcd_fill_d(a, SMC_CLC_CONFIRM, !reuse, smc);
 	memcpy(a->eid, p->eids[0], SMC_CLC_EID_LEN);
 	a->fce.release = min_t(u8, p->release, SMC_CLC_RELEASE_MAX);
 	len = smc_clc_build_accept(hs->buf, sizeof(hs->buf), a);

@@ -10,6 +10,14 @@
  * reuses a link group for every connection from a known peer GID; the
  * client follows the server's choice.
  *
+ * A link group belongs to the network namespace of the connection that
+ * made it: no connection of another netns joins it.  On loopback-ism
+ * every peer has the same GID, so a server whose group was made for a
+ * client in one netns offers it to a client in another one too.  A
+ * server with our own GID is this kernel, and the two ends' groups
+ * share nothing but the GID: such a client makes a group of its own
+ * where it has none, instead of declining out of sync.
+ *
  * A link group without connections lingers (600 s on the server,
  * 610 s on the client, so that the server's goes first) and is reused
  * if a connection comes along meanwhile.
@@ -33,6 +41,7 @@ struct smcd_lgr {
 	struct list_head	list;		/* in smcd_lgrs */
 	struct smcd_dev		*dev;		/* holds a reference */
 	struct smcd_gid		peer_gid;
+	u64			net_cookie;	/* its netns, never reused */
 	u8			role;		/* SMCD_LGR_CLIENT/SERVER */
 	u32			id;
 	unsigned int		conns;		/* under smcd_lgrs_lock */
@@ -53,11 +62,11 @@ static DEFINE_MUTEX(smcd_lgrs_lock);	/* smcd_lgrs, conns of each lgr */
 
 static bool smcd_lgr_match(const struct smcd_lgr *lgr,
 			   const struct smcd_dev *dev,
-			   const struct smcd_gid *peer, u8 role)
+			   const struct smcd_gid *peer, u8 role, u64 net_cookie)
 {
 	return !lgr->stale && lgr->dev == dev && lgr->role == role &&
-	       lgr->peer_gid.gid == peer->gid &&
-	       lgr->peer_gid.gid_ext == peer->gid_ext;
+	       lgr->net_cookie == net_cookie &&
+	       smcd_gid_equal(&lgr->peer_gid, peer);
 }
 
 static void smcd_lgr_free(struct smcd_lgr *lgr)
@@ -105,7 +114,8 @@ static void smcd_lgr_linger_work(struct work_struct *work)
 }
 
 static struct smcd_lgr *smcd_lgr_create(struct smcd_dev *dev,
-					const struct smcd_gid *peer, u8 role)
+					const struct smcd_gid *peer, u8 role,
+					u64 net_cookie)
 {
 	struct smcd_lgr *lgr;
 
@@ -118,6 +128,7 @@ static struct smcd_lgr *smcd_lgr_create(struct smcd_dev *dev,
 	}
 	lgr->dev = dev;
 	lgr->peer_gid = *peer;
+	lgr->net_cookie = net_cookie;
 	lgr->role = role;
 	ida_init(&lgr->tokens);
 	INIT_DELAYED_WORK(&lgr->linger_work, smcd_lgr_linger_work);
@@ -129,12 +140,14 @@ static struct smcd_lgr *smcd_lgr_create(struct smcd_dev *dev,
 /*
  * Put @smc's connection into a link group with @peer.  @create: a new
  * one (first contact); else an existing one is reused, or, for a
- * server, created.  Returns 0 and sets *@first, or -ENOLINK when a
- * client finds no link group to reuse, or -ENOMEM.
+ * server or a client of a server in this kernel, created.  Returns 0
+ * and sets *@first, or -ENOLINK when a client of another kernel's
+ * server finds no link group to reuse, or -ENOMEM.
  */
 int smcd_lgr_join(struct smc_sock *smc, const struct smcd_gid *peer,
 		  u8 role, bool create, bool *first)
 {
+	u64 net_cookie = sock_net(&smc->sk)->net_cookie;
 	struct smc_conn *c = &smc->conn;
 	struct smcd_lgr *lgr = NULL, *l;
 	int token;
@@ -142,7 +155,7 @@ int smcd_lgr_join(struct smc_sock *smc, const struct smcd_gid *peer,
 	mutex_lock(&smcd_lgrs_lock);
 	if (!create) {
 		list_for_each_entry(l, &smcd_lgrs, list) {
-			if (smcd_lgr_match(l, c->dev, peer, role)) {
+			if (smcd_lgr_match(l, c->dev, peer, role, net_cookie)) {
 				lgr = l;
 				break;
 			}
@@ -150,11 +163,12 @@ int smcd_lgr_join(struct smc_sock *smc, const struct smcd_gid *peer,
 	}
 	*first = !lgr;
 	if (!lgr) {
-		if (!create && role == SMCD_LGR_CLIENT) {
+		if (!create && role == SMCD_LGR_CLIENT &&
+		    !smcd_gid_equal(peer, &c->dev->gid)) {
 			mutex_unlock(&smcd_lgrs_lock);
 			return -ENOLINK;
 		}
-		lgr = smcd_lgr_create(c->dev, peer, role);
+		lgr = smcd_lgr_create(c->dev, peer, role, net_cookie);
 		if (!lgr) {
 			mutex_unlock(&smcd_lgrs_lock);
 			return -ENOMEM;

@@ -662,7 +662,7 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 			return 0;
 		}
 	} else {
-		lgr = smcr_lgr_find_client(a, &link);
+		lgr = smcr_lgr_find_client(sock_net(&smc->sk), a, &link);
 		if (!lgr) {
 			smc_hs_decline(smc, SMC_CLC_DECL_SYNCERR, a->version);
 			return 0;
@@ -818,7 +818,7 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs, u8 version)
 	u32 reason;
 	int rc, len;
 
-	lgr = smcr_lgr_find_server(p, version);
+	lgr = smcr_lgr_find_server(sock_net(&child->sk), p, version);
 	if (!lgr) {
 		first = true;
 		lgr = smcr_lgr_create(SMCR_LGR_SERVER, gi,

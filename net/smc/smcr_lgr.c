@@ -384,6 +384,8 @@ struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi,
 	lgr->buf_type = READ_ONCE(sn->smcr_buf_type);
 	lgr->send_wr = READ_ONCE(sn->smcr_max_send_wr);
 	lgr->recv_wr = READ_ONCE(sn->smcr_max_recv_wr);
+	/* only connections of this netns join it, only it sees the group */
+	lgr->net_cookie = net->net_cookie;
 	link = smcr_link_create(lgr, gi->dev, gi->port, gi->sgid_index,
 				gi->gid, gi->mac);
 	if (IS_ERR(link)) {
@@ -447,9 +449,10 @@ static struct smcr_link *smcr_lgr_link_to(struct smcr_lgr *lgr,
  * Server: a usable group of @version for the client of Proposal @p,
  * with room for a connection.  v1 groups go by the client's system ID,
  * RoCE GID and MAC, and the VLAN of its LAN; v2 groups by its v2 GID.
- * Referenced.
+ * Only groups of @net, the listener's netns.  Referenced.
  */
-struct smcr_lgr *smcr_lgr_find_server(const struct smc_clc_proposal *p,
+struct smcr_lgr *smcr_lgr_find_server(const struct net *net,
+				      const struct smc_clc_proposal *p,
 				      u8 version)
 {
 	bool v1 = version == SMC_V1;
@@ -458,6 +461,7 @@ struct smcr_lgr *smcr_lgr_find_server(const struct smc_clc_proposal *p,
 	mutex_lock(&smcr_lgrs_lock);
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
 		if (lgr->role != SMCR_LGR_SERVER || !lgr->ready ||
+		    lgr->net_cookie != net->net_cookie ||
 		    lgr->version != version || lgr->conns >= lgr->max_conns)
 			continue;
 		if (v1 && (memcmp(lgr->peer_id, p->peer_id,
@@ -477,9 +481,10 @@ struct smcr_lgr *smcr_lgr_find_server(const struct smc_clc_proposal *p,
 /*
  * Client: our group of the Accept's version with a link to the
  * server's QP at the GID (v1: and MAC) of Accept @a, and that link
- * (*@link).  Referenced.
+ * (*@link); only groups of @net, the socket's netns.  Referenced.
  */
-struct smcr_lgr *smcr_lgr_find_client(const struct smc_clc_accept *a,
+struct smcr_lgr *smcr_lgr_find_client(const struct net *net,
+				      const struct smc_clc_accept *a,
 				      struct smcr_link **link)
 {
 	const u8 *mac = a->version == SMC_V1 ? a->r.mac : NULL;
@@ -488,6 +493,7 @@ struct smcr_lgr *smcr_lgr_find_client(const struct smc_clc_accept *a,
 	mutex_lock(&smcr_lgrs_lock);
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
 		if (lgr->role != SMCR_LGR_CLIENT || !lgr->ready ||
+		    lgr->net_cookie != net->net_cookie ||
 		    lgr->version != a->version)
 			continue;
 		*link = smcr_lgr_link_to(lgr, a->r.gid, a->r.qpn, mac);

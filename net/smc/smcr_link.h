@@ -391,9 +391,11 @@ void smcr_lgr_discard(struct smcr_lgr *lgr);
 void smcr_lgr_put(struct smcr_lgr *lgr);
 struct smc_clc_proposal;
 struct smc_clc_accept;
-struct smcr_lgr *smcr_lgr_find_server(const struct smc_clc_proposal *p,
+struct smcr_lgr *smcr_lgr_find_server(const struct net *net,
+				      const struct smc_clc_proposal *p,
 				      u8 version);
-struct smcr_lgr *smcr_lgr_find_client(const struct smc_clc_accept *a,
+struct smcr_lgr *smcr_lgr_find_client(const struct net *net,
+				      const struct smc_clc_accept *a,
 				      struct smcr_link **link);
 int smcr_lgr_add_conn(struct smcr_lgr *lgr, struct smc_sock *smc,
 		      struct smcr_link *link);
