@@ -536,7 +536,8 @@ struct smcd_lgr_info {
 	char		pnetid[SMC_PNETID_LEN + 1];
 };
 
-int smcd_lgr_info_next(u32 after, struct smcd_lgr_info *info);
+int smcd_lgr_info_next(const struct net *net, u32 after,
+		       struct smcd_lgr_info *info);
 
 /* af_smc.c: the id of a new SMC-R or SMC-D link group */
 #define SMC_LGR_ID_STEP		256

@@ -8,6 +8,8 @@
  * last: ids only grow, so nothing that lives throughout the dump is
  * shown twice or missed.  The state is read through snapshots taken
  * under the owners' locks; no lock is held while a message is built.
+ * A netns sees its own link groups and links only, and the devices it
+ * may use.
  *
  * Attribute numbers and formats are upstream's (uapi/linux/smc.h); the
  * completion-vector nests of a device and the vector of a link are our
@@ -254,7 +256,7 @@ static int smc_nl_lgrs_r(struct sk_buff *skb, struct netlink_callback *cb,
 	g = kmalloc(sizeof(*g), GFP_KERNEL);
 	if (!g)
 		return -ENOMEM;
-	while (!smcr_lgr_info_next(SMC_NL_LAST(cb), g)) {
+	while (!smcr_lgr_info_next(sock_net(skb->sk), SMC_NL_LAST(cb), g)) {
 		mark = skb_tail_pointer(skb);
 		rc = smc_nl_lgr_r(skb, cb, g);
 		for (i = 0; !rc && links && i < g->nlinks; i++)
@@ -370,7 +372,7 @@ static int smc_nl_get_dev_r(struct sk_buff *skb, struct netlink_callback *cb)
 	d = kmalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return -ENOMEM;
-	while (!smcr_dev_info_next(SMC_NL_LAST(cb), d)) {
+	while (!smcr_dev_info_next(sock_net(skb->sk), SMC_NL_LAST(cb), d)) {
 		rc = smc_nl_dev_r(skb, cb, d);
 		if (rc)
 			break;
@@ -429,7 +431,7 @@ static int smc_nl_get_lgr_d(struct sk_buff *skb, struct netlink_callback *cb)
 	struct smcd_lgr_info g;
 	int rc = 0;
 
-	while (!smcd_lgr_info_next(SMC_NL_LAST(cb), &g)) {
+	while (!smcd_lgr_info_next(sock_net(skb->sk), SMC_NL_LAST(cb), &g)) {
 		rc = smc_nl_lgr_d(skb, cb, &g);
 		if (rc)
 			break;

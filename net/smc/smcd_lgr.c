@@ -250,10 +250,11 @@ void smcd_lgr_stale(struct smc_sock *smc)
 }
 
 /*
- * The link group with the lowest id above @after, as netlink shows it:
- * 0, or -ENOENT when there is none.
+ * The link group of netns @net with the lowest id above @after, as
+ * netlink shows it: 0, or -ENOENT when there is none.
  */
-int smcd_lgr_info_next(u32 after, struct smcd_lgr_info *info)
+int smcd_lgr_info_next(const struct net *net, u32 after,
+		       struct smcd_lgr_info *info)
 {
 	struct smcd_lgr *lgr, *best = NULL;
 	struct smcd_dev *dev = NULL;
@@ -261,7 +262,8 @@ int smcd_lgr_info_next(u32 after, struct smcd_lgr_info *info)
 	memset(info, 0, sizeof(*info));
 	mutex_lock(&smcd_lgrs_lock);
 	list_for_each_entry(lgr, &smcd_lgrs, list)
-		if (lgr->id > after && (!best || lgr->id < best->id))
+		if (lgr->net_cookie == net->net_cookie && lgr->id > after &&
+		    (!best || lgr->id < best->id))
 			best = lgr;
 	if (best) {
 		info->id = best->id;

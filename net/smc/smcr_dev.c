@@ -693,10 +693,11 @@ static struct ib_client smcr_ib_client = {
 };
 
 /*
- * The device with the lowest index from @from on, as netlink shows it:
- * 0, or -ENOENT when there is none.
+ * The device with the lowest index from @from on that netns @net may
+ * use, as netlink shows it to @net: 0, or -ENOENT when there is none.
  */
-int smcr_dev_info_next(u32 from, struct smcr_dev_info *info)
+int smcr_dev_info_next(const struct net *net, u32 from,
+		       struct smcr_dev_info *info)
 {
 	u32 links[SMCR_PNET_PORTS] = {};
 	struct smcr_dev *dev, *best = NULL;
@@ -708,6 +709,7 @@ int smcr_dev_info_next(u32 from, struct smcr_dev_info *info)
 	mutex_lock(&smcr_devs_lock);
 	list_for_each_entry(dev, &smcr_devs, node)
 		if (dev->ibdev->index >= from &&
+		    rdma_dev_access_netns(dev->ibdev, net) &&
 		    (!best || dev->ibdev->index < best->ibdev->index))
 			best = dev;
 	if (!best || !refcount_inc_not_zero(&best->refs)) {
@@ -747,7 +749,7 @@ int smcr_dev_info_next(u32 from, struct smcr_dev_info *info)
 		info->vec_done[i] = dev->cqv[i].done;
 	}
 	spin_unlock_bh(&dev->lock);
-	smcr_lgr_dev_usage(dev, links, info->vec_done, &info->crit);
+	smcr_lgr_dev_usage(net, dev, links, info->vec_done, &info->crit);
 	for (i = 0; i < SMCR_PNET_PORTS; i++)
 		info->port[i].links = links[i];
 	smcr_dev_put(dev);

@@ -109,7 +109,8 @@ struct smcr_dev_info {
 	u32			vec_rx[SMCR_MAX_VECS];	/* receives posted */
 };
 
-int smcr_dev_info_next(u32 from, struct smcr_dev_info *info);
+int smcr_dev_info_next(const struct net *net, u32 from,
+		       struct smcr_dev_info *info);
 int smcr_dev_init(struct dentry *debugfs);
 int smcr_dev_find_v4(__be32 addr, const char *pnetid,
 		     struct smcr_gid_info *gi);

@@ -902,12 +902,13 @@ static void smcr_link_info_fill(struct smcr_lgr *lgr, struct smcr_link *link,
 }
 
 /*
- * The link group with the lowest id above @after, as netlink shows it.
- * Ids only grow, so a dump that goes on from the last id it showed
- * neither repeats nor skips a group that lives throughout.  0, or
- * -ENOENT when there is none.
+ * The link group of netns @net with the lowest id above @after, as
+ * netlink shows it.  Ids only grow, so a dump that goes on from the
+ * last id it showed neither repeats nor skips a group that lives
+ * throughout.  0, or -ENOENT when there is none.
  */
-int smcr_lgr_info_next(u32 after, struct smcr_lgr_info *info)
+int smcr_lgr_info_next(const struct net *net, u32 after,
+		       struct smcr_lgr_info *info)
 {
 	struct smcr_lgr *lgr, *best = NULL;
 	struct smcr_link *link;
@@ -917,7 +918,8 @@ int smcr_lgr_info_next(u32 after, struct smcr_lgr_info *info)
 	memset(info, 0, sizeof(*info));
 	mutex_lock(&smcr_lgrs_lock);
 	list_for_each_entry(lgr, &smcr_lgrs, list)
-		if (lgr->id > after && (!best || lgr->id < best->id))
+		if (lgr->net_cookie == net->net_cookie && lgr->id > after &&
+		    (!best || lgr->id < best->id))
 			best = lgr;
 	if (!best) {
 		mutex_unlock(&smcr_lgrs_lock);
@@ -965,32 +967,36 @@ int smcr_lgr_info_next(u32 after, struct smcr_lgr_info *info)
 }
 
 /*
- * What the links of every group make of @dev: links per port (1 and
- * 2), completions per vector of the links whose QP lives (those of
- * freed QPs are in the device's count), and whether a group has all
- * its links there (one, or two sharing it).
+ * What the links of the groups of netns @net make of @dev: links per
+ * port (1 and 2) and whether a group has all its links there (one, or
+ * two sharing it); and, as the load of the device, completions per
+ * vector of the links of every group whose QP lives (those of freed
+ * QPs are in the device's count).
  */
-void smcr_lgr_dev_usage(const struct smcr_dev *dev, u32 *port_links,
-			u64 *vec_done, bool *crit)
+void smcr_lgr_dev_usage(const struct net *net, const struct smcr_dev *dev,
+			u32 *port_links, u64 *vec_done, bool *crit)
 {
 	struct smcr_link *link;
 	struct smcr_lgr *lgr;
+	bool one_dev, ours;
 	unsigned int i;
-	bool one_dev;
 
 	mutex_lock(&smcr_lgrs_lock);
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
-		one_dev = smcr_lgr_one_dev(lgr);
+		ours = lgr->net_cookie == net->net_cookie;
+		one_dev = ours && smcr_lgr_one_dev(lgr);
 		for (i = 0; i < SMCR_LINKS; i++) {
 			link = lgr->links[i];
 			if (!link || link->dev != dev)
 				continue;
-			if (link->port && link->port <= SMCR_PNET_PORTS &&
-			    READ_ONCE(link->state) != SMCR_LINK_DOWN)
-				port_links[link->port - 1]++;
 			if (link->qp && link->vec < dev->ncqv)
 				vec_done[link->vec] +=
 					READ_ONCE(link->completions);
+			if (!ours)
+				continue;
+			if (link->port && link->port <= SMCR_PNET_PORTS &&
+			    READ_ONCE(link->state) != SMCR_LINK_DOWN)
+				port_links[link->port - 1]++;
 			if (one_dev && READ_ONCE(link->state) != SMCR_LINK_DOWN)
 				*crit = true;
 		}

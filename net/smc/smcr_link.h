@@ -333,9 +333,10 @@ struct smcr_lgr_info {
 	struct smcr_link_info	links[SMCR_LINKS];
 };
 
-int smcr_lgr_info_next(u32 after, struct smcr_lgr_info *info);
-void smcr_lgr_dev_usage(const struct smcr_dev *dev, u32 *port_links,
-			u64 *vec_done, bool *crit);
+int smcr_lgr_info_next(const struct net *net, u32 after,
+		       struct smcr_lgr_info *info);
+void smcr_lgr_dev_usage(const struct net *net, const struct smcr_dev *dev,
+			u32 *port_links, u64 *vec_done, bool *crit);
 
 /* The peer's link UID, from its CONFIRM LINK @m (for netlink) */
 static inline void smcr_link_peer_uid(struct smcr_link *link,
