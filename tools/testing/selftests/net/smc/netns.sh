@@ -7,6 +7,8 @@
 #    IPv4 and IPv6: both ends are in one kernel, so the connection must
 #    take SMC-D over loopback-ism;
 #  - server and client in one more netns over its own loopback;
+#  - clients of two namespaces taking turns with one server: on
+#    loopback-ism all of them have one GID, and each gets SMC-D;
 #  - each end checks its own path through sock_diag of its netns and the
 #    script checks it again from that netns while the connection is up;
 #    the socket must not be visible from the other namespaces;
@@ -25,14 +27,19 @@ NS_A=smc-a-$$
 NS_B=smc-b-$$
 NS_C=smc-c-$$
 NS_D=smc-d-$$
+NS_E=smc-e-$$
 LO_ISM=/sys/kernel/debug/smc/loopback-ism
 VETH_A=smcva$$
 VETH_B=smcvb$$
+VETH_AE=smcvae$$
+VETH_EA=smcvea$$
 # documentation prefixes (RFC 5737, RFC 3849): never routed anywhere
 ADDR4_A=192.0.2.1
 ADDR4_B=192.0.2.2
 ADDR6_A=2001:db8::1
 ADDR6_B=2001:db8::2
+ADDR4_AE=198.51.100.1
+ADDR4_EA=198.51.100.2
 smcd_saved=""
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs AF_SMC (SMC_TEST_INET=1)"
@@ -47,7 +54,7 @@ netns_cleanup()
 	local ns
 
 	cleanup
-	for ns in $NS_A $NS_B $NS_C $NS_D; do
+	for ns in $NS_A $NS_B $NS_C $NS_D $NS_E; do
 		ip netns del "$ns" 2>/dev/null
 	done
 	[ -n "$smcd_saved" ] && echo "$smcd_saved" > "$SMCD_PARAM"
@@ -167,6 +174,36 @@ xfer()
 	return $rc
 }
 
+# A new netns NS_E, joined to NS_A by a second veth pair
+setup_netns_e()
+{
+	ip netns add "$NS_E" || return 1
+	ip -n "$NS_E" link set lo up || return 1
+	ip link add "$VETH_AE" type veth peer name "$VETH_EA" || return 1
+	ip link set "$VETH_AE" netns "$NS_A" || return 1
+	ip link set "$VETH_EA" netns "$NS_E" || return 1
+	ip -n "$NS_A" addr add "$ADDR4_AE/24" dev "$VETH_AE" || return 1
+	ip -n "$NS_E" addr add "$ADDR4_EA/24" dev "$VETH_EA" || return 1
+	ip -n "$NS_A" link set "$VETH_AE" up || return 1
+	ip -n "$NS_E" link set "$VETH_EA" up || return 1
+}
+
+# Clients in NS_B and in a new NS_E take turns with servers in NS_A.
+# The server's link group, made for NS_B's client, is offered to every
+# client, since on loopback-ism all have one GID; NS_E's client, whose
+# netns has no link group at all, must still take SMC-D, every time.
+test_clients_of_two_netns()
+{
+	local i rc=0
+
+	setup_netns_e || { ktap_diag "cannot set up $NS_E"; return 1; }
+	for i in 1 2 3; do
+		xfer turn_b$i $NS_A $NS_B $ADDR4_A 65536 65536 || rc=1
+		xfer turn_e$i $NS_A $NS_E $ADDR4_AE 65536 65536 || rc=1
+	done
+	return $rc
+}
+
 # lo_ism: "registered attached" DMB counts of loopback-ism, or nothing
 lo_ism()
 {
@@ -223,7 +260,7 @@ test_no_leftovers()
 {
 	local rc=0 ns
 
-	for ns in $NS_A $NS_B $NS_C; do
+	for ns in $NS_A $NS_B $NS_C $NS_E; do
 		if ! wait_until 30 ns_empty "$ns"; then
 			ktap_diag "$ns: AF_SMC sockets left: $(in_ns "$ns" "$SMC_PATH" 2>&1 | head -n 5)"
 			rc=1
@@ -253,7 +290,7 @@ base=$(smc_count)
 mount_debugfs
 lo_base=$(lo_ism)
 setup_netns || ktap_skip_all "cannot set up the namespaces and the veth pair"
-ktap_header 7
+ktap_header 8
 xfer veth_v4 $NS_A $NS_B $ADDR4_A 4194304 1048573 $NS_C
 ktap_result veth_v4_smcd $?
 xfer veth_v6 $NS_A $NS_B $ADDR6_A 1 3145728 $NS_C
@@ -262,6 +299,8 @@ xfer veth_v4_reverse $NS_B $NS_A $ADDR4_B 65536 65535 $NS_C
 ktap_result veth_v4_reverse_smcd $?
 xfer lo_one_netns $NS_C $NS_C 127.0.0.1 2097152 2097152 $NS_A $NS_B
 ktap_result single_netns_loopback_smcd $?
+test_clients_of_two_netns
+ktap_result clients_of_two_netns_take_turns_smcd $?
 test_del_under_connection
 ktap_result netns_deleted_under_connection $?
 test_no_leftovers
