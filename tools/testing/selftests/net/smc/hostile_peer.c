@@ -33,22 +33,25 @@
  *	line per CLC message ("confirm len N first-contact X", "decline
  *	0xCODE") and "done".  Exit codes as for decline-server.
  *
- *   hostile_peer smcr-reuse-client ADDR PORT GID
+ *   hostile_peer smcr-reuse-client ADDR PORT GID [TOKEN]
  *	Connect to the AF_SMC listener on ADDR:PORT, propose SMC-Rv2 with
  *	the RoCE GID of a host that has a link group with the server
  *	already (GID as an IPv6 address, e.g. ::ffff:198.51.100.1), and
  *	answer the server's Accept, which must reuse that group, with a
  *	Confirm naming a QP the group does not have.  The server cannot
  *	take the connection after the Confirm: it must not Decline (the
- *	client would run SMC-R already) but drop the connection.  Prints
+ *	client would run SMC-R already) but drop the connection.  The
+ *	Confirm's alert token is TOKEN (default 0x7777).  Prints
  *	"accept first-contact X ...", then "decline 0xCODE" or "closed";
  *	exit 0 when the server closed without a Decline.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +68,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 
 #include "ktap.h"
 #include "smc_diag_util.h"
@@ -2689,6 +2693,144 @@ static void common_setup(void)
 		ktap_skip_all(why);
 }
 
+/* ------------------------------------------------------------------ */
+/*
+ * A flood of silent clients on one listener.  Each child of a listener
+ * waits up to the CLC timeout (6 s) for a Proposal; a flood of TCP
+ * connections that carry the SMC option but never send one must hold
+ * up that listener only.  The flood comes from uid 65534; it and the
+ * victim run on CPU 0, where the listener's work is queued.
+ */
+
+#define FLOOD_CONNS	600
+#define FLOOD_BACKLOG	1024
+#define FLOOD_FAST_MS	2000
+
+/* In a child: FLOOD_CONNS silent connections, kept until @go closes */
+static void flood_child(uint16_t port, int ready, int go)
+{
+	struct rlimit rl = { FLOOD_CONNS + 64, FLOOD_CONNS + 64 };
+	struct sockaddr_in a = lo_addr(port);
+	int i, fd, n = 0;
+	char c;
+
+	cg_enter_peer();
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534))
+		_exit(1);
+	for (i = 0; i < FLOOD_CONNS; i++) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			break;
+		set_timeouts(fd, QUICK_MS);
+		if (connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+			close(fd);
+			break;
+		}
+		n++;
+	}
+	if (write(ready, &n, sizeof(n)) != sizeof(n))
+		_exit(1);
+	while (read(go, &c, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+/* The victim: a blocking connect to the suite's AF_SMC listener */
+static int flood_victim(void)
+{
+	struct smc_sock_info si;
+	struct conn_job j;
+	int sfd, err, rc = 0;
+
+	if (conn_start(&j, smc_port)) {
+		ktap_diag("flood: socket: %s", strerror(errno));
+		return -1;
+	}
+	err = conn_wait(&j, SLOW_MS);
+	if (err) {
+		ktap_diag("flood: victim connect: %s after %ld ms",
+			  err < 0 ? "timed out" : strerror(err),
+			  now_ms() - j.t0);
+		close(j.fd);
+		return -1;
+	}
+	ktap_diag("flood: victim connected in %ld ms", j.ms);
+	if (j.ms >= FLOOD_FAST_MS)
+		rc = -1;
+	set_timeouts(j.fd, QUICK_MS);
+	sfd = app_accept(QUICK_MS);
+	if (diag_fd(j.fd, &si) || si.mode != SMC_TEST_MODE_SMCD) {
+		ktap_diag("flood: victim mode %s reason 0x%08x",
+			  smc_mode_name(si.mode), si.reason);
+		rc = -1;
+	}
+	if (sfd < 0 || exchange(j.fd, sfd, "flood victim"))
+		rc = -1;
+	if (sfd >= 0)
+		close(sfd);
+	close(j.fd);
+	return rc;
+}
+
+static void run_silent_flood(void)
+{
+	const char *name = "silent_flood_spares_other_listeners";
+	int ready[2], go[2], lfd, base, n = 0, rc = -1;
+	cpu_set_t cpu0, old;
+	uint16_t port;
+	pid_t pid;
+
+	base = smc_socket_count();
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (sched_getaffinity(0, sizeof(old), &old) ||
+	    sched_setaffinity(0, sizeof(cpu0), &cpu0)) {
+		ktap_diag("%s: affinity: %s", name, strerror(errno));
+		ktap_result(0, name);
+		return;
+	}
+	lfd = listen_on(AF_SMC, SMCPROTO_SMC, 0, &port);
+	if (lfd < 0 || listen(lfd, FLOOD_BACKLOG) || pipe(ready) ||
+	    pipe(go)) {
+		ktap_diag("%s: set-up: %s", name, strerror(errno));
+		goto out_cpu;
+	}
+	pid = fork();
+	if (!pid) {
+		close(ready[0]);
+		close(go[1]);
+		flood_child(port, ready[1], go[0]);
+	}
+	close(ready[1]);
+	close(go[0]);
+	if (pid < 0 || read(ready[0], &n, sizeof(n)) != sizeof(n) ||
+	    n != FLOOD_CONNS) {
+		ktap_diag("%s: %d of %d silent connections", name, n,
+			  FLOOD_CONNS);
+	} else {
+		/* the flood's children are in handshake or waiting for it */
+		msleep(500);
+		rc = flood_victim();
+	}
+	close(go[1]);
+	close(ready[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+out_cpu:
+	if (lfd >= 0)
+		close(lfd);
+	sched_setaffinity(0, sizeof(old), &old);
+	/* the flood's children go as their clients close */
+	for (n = 0; n < 750 && smc_socket_count() != base; n++)
+		msleep(20);
+	if (smc_socket_count() != base)
+		ktap_diag("%s: AF_SMC sockets %d, before %d", name,
+			  smc_socket_count(), base);
+	ktap_result(!rc, name);
+}
+
 static int suite(void)
 {
 	int i, n, base;
@@ -2714,7 +2856,7 @@ static int suite(void)
 	base = smc_socket_count();
 
 	ktap_header(ARRAY_SIZE(scases) + ARRAY_SIZE(ccases) +
-		    ARRAY_SIZE(acases) + 6);
+		    ARRAY_SIZE(acases) + 7);
 	ktap_diag("AF_SMC listener on port %u, hostile listener on %u",
 		  smc_port, hostile_port);
 	if (!have_lo)
@@ -2735,6 +2877,8 @@ static int suite(void)
 
 	run_sync_case();
 	ktap_result(!normal_connection(), "smcd_connection_after_attacks");
+	/* after a connection that put the link groups back in sync */
+	run_silent_flood();
 	close(hostile_listen_fd);
 	ktap_result(!no_leaks(base), "no_leaked_sockets_or_dmbs");
 	close(smc_listen_fd);
@@ -3153,7 +3297,8 @@ static int smcr_accept_server(struct in_addr addr, uint16_t port, int k)
 
 /* smcr-reuse-client mode for smcr.sh */
 
-static int smcr_reuse_client(struct sockaddr_in sa, const uint8_t *gid)
+static int smcr_reuse_client(struct sockaddr_in sa, const uint8_t *gid,
+			     uint32_t token)
 {
 	static uint8_t buf[CLC_MAX + 64];
 	int fd, len, got, end, err, e;
@@ -3203,7 +3348,7 @@ static int smcr_reuse_client(struct sockaddr_in sa, const uint8_t *gid)
 	conf.mac[0] = 0x02;
 	conf.qpn = 0xfedcba;
 	conf.rkey = 0x1234;
-	conf.token = 0x7777;
+	conf.token = token;
 	conf.rmb_size = 15;
 	conf.mtu = SMCR_MTU_1024;
 	conf.rmb_addr = 0x100000000000ull;
@@ -3211,8 +3356,8 @@ static int smcr_reuse_client(struct sockaddr_in sa, const uint8_t *gid)
 	buf[4] = CLC_CONFIRM;
 	if (send_all(fd, buf, len))
 		return 1;
-	printf("confirm sent: qpn 0x%06x, rmb size %u\n", conf.qpn,
-	       conf.rmb_size);
+	printf("confirm sent: qpn 0x%06x, rmb size %u, token 0x%x\n",
+	       conf.qpn, conf.rmb_size, conf.token);
 
 	got = recv_clc(fd, buf, CLC_MAX, SLOW_MS, &end, &err);
 	close(fd);
@@ -3232,11 +3377,11 @@ static int smcr_reuse_client(struct sockaddr_in sa, const uint8_t *gid)
 	return 0;
 }
 
-static int smcr_reuse_main(char **argv)
+static int smcr_reuse_main(int argc, char **argv)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
+	unsigned long port, token = 0x7777;
 	uint8_t gid[16];
-	unsigned long port;
 	char *end;
 
 	errno = 0;
@@ -3247,8 +3392,15 @@ static int smcr_reuse_main(char **argv)
 		fprintf(stderr, "bad address, port or GID\n");
 		return 1;
 	}
+	if (argc == 6) {
+		token = strtoul(argv[5], &end, 0);
+		if (errno || end == argv[5] || *end || token > UINT32_MAX) {
+			fprintf(stderr, "bad token\n");
+			return 1;
+		}
+	}
 	sa.sin_port = htons(port);
-	return smcr_reuse_client(sa, gid);
+	return smcr_reuse_client(sa, gid, token);
 }
 
 static void usage(const char *prog)
@@ -3256,7 +3408,7 @@ static void usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s suite | decline-server PORT CODE |\n"
 		"       smcr-accept-server ADDR PORT CASE |\n"
-		"       smcr-reuse-client ADDR PORT GID\n"
+		"       smcr-reuse-client ADDR PORT GID [TOKEN]\n"
 		"CASE: bigrmb, noconfirm, reuse or maxconn\n", prog);
 }
 
@@ -3294,8 +3446,9 @@ int main(int argc, char **argv)
 				      strtoul(argv[3], NULL, 0));
 	if (argc == 5 && !strcmp(argv[1], "smcr-accept-server"))
 		return smcr_accept_main(argv);
-	if (argc == 5 && !strcmp(argv[1], "smcr-reuse-client"))
-		return smcr_reuse_main(argv);
+	if ((argc == 5 || argc == 6) &&
+	    !strcmp(argv[1], "smcr-reuse-client"))
+		return smcr_reuse_main(argc, argv);
 	usage(argv[0]);
 	return 1;
 }

@@ -22,7 +22,7 @@ LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 XFER=$HERE/smc_xfer
 NLCHECK=$HERE/smc_nl_check.py
 SMC_TOOL=$REPO/tools/net/smc/smc
-NCASES=40
+NCASES=41
 NSMOKE=10
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
@@ -611,8 +611,8 @@ ktap_result "smc stats: an SMC-R connection's handshakes and bytes" $rc
 
 # 20: in a reused group the client runs SMC-R from its Confirm on, so
 # a server that cannot take the connection then must not Decline (it
-# would go unread) but abort over the link and drop the connection,
-# keeping the RMB the client was given.  A hostile client with A's GID
+# would go unread) but drop the connection, keeping the RMB the client
+# was given.  A hostile client with A's GID
 # (whose group with B the last transfer left) confirms a QP the group
 # does not have; a real connection reuses the group afterwards.
 if [ -x "$HERE/hostile_peer" ]; then
@@ -655,6 +655,67 @@ if [ -x "$HERE/hostile_peer" ]; then
 else
 	ktap_skip "Confirm the server cannot take: dropped" "no hostile_peer"
 	ktap_skip "the group serves the next connection" "no hostile_peer"
+fi
+
+# 20b: the alert token of that failed Confirm is the client's choice:
+# it may be the token of another connection of the group.  An idle
+# connection from A to B is open; the hostile client's Confirm names
+# A's alert token (from smc_diag).  The server must not abort over
+# the link for it: A still carries data both ways afterwards.
+if [ -x "$HERE/hostile_peer" ]; then
+	rc=0
+	port=$(free_port)
+	port2=$(free_port)
+	rm -f "$tmp_dir/ahold.s" "$tmp_dir/ahold.c"
+	"$XFER" -s "$SMCR_B" "$port" -n 300000 -m 300000 -t 90 \
+		-r "$tmp_dir/aready" -H "$tmp_dir/ahold.s" \
+		> "$tmp_dir/asrv" 2>&1 &
+	asrv=$!
+	track $asrv
+	# the hostile client's listener: it never gets a connection
+	"$XFER" -s "$SMCR_B" "$port2" -t 90 -r "$tmp_dir/hready" \
+		> /dev/null 2>&1 &
+	hsrv=$!
+	track $hsrv
+	wait_until 10 test -e "$tmp_dir/aready" -a -e "$tmp_dir/hready" ||
+		rc=1
+	"$XFER" -c "$SMCR_B" "$port" -n 300000 -m 300000 -t 90 \
+		-H "$tmp_dir/ahold.c" > "$tmp_dir/acli" 2>&1 &
+	acli=$!
+	track $acli
+	wait_until 20 test -e "$tmp_dir/ahold.c" -a -e "$tmp_dir/ahold.s" ||
+		rc=1
+	token=$("$SMC_TOOL" -j sock | python3 -c "import json, sys
+for s in json.load(sys.stdin):
+    r = s.get('lgr', {}).get('role')
+    if s['path'] == 'smcr' and s['peer_port'] == $port and r == 'client':
+        print(s['conn']['token'])")
+	ktap_diag "connection A (port $port): alert token ${token:-none}"
+	[ -n "$token" ] || rc=1
+	"$HERE/hostile_peer" smcr-reuse-client "$SMCR_B" "$port2" \
+		"::ffff:$SMCR_A" "${token:-0}" > "$tmp_dir/hrc2" 2>&1
+	hrc=$?
+	[ $hrc = 0 ] || [ $hrc = "$KSFT_SKIP" ] || rc=1
+	ktap_diag "$(cat "$tmp_dir/hrc2")"
+	grep -q '^accept first-contact 0' "$tmp_dir/hrc2" || rc=1
+	# give a CDC the server may have sent time to arrive
+	sleep 1
+	rm -f "$tmp_dir/ahold.s" "$tmp_dir/ahold.c"
+	wait $acli || rc=1
+	wait $asrv || rc=1
+	kill $hsrv 2>/dev/null
+	wait $hsrv 2>/dev/null
+	ktap_diag "$(cat "$tmp_dir/acli" "$tmp_dir/asrv")"
+	if [ $hrc = "$KSFT_SKIP" ]; then
+		ktap_skip "a failed Confirm resets no other connection of the group" \
+			"no BPF or cgroup v2"
+	else
+		ktap_result "a failed Confirm resets no other connection of the group" \
+			$rc
+	fi
+else
+	ktap_skip "a failed Confirm resets no other connection of the group" \
+		"no hostile_peer"
 fi
 
 # 21: smcr_max_send_wr and smcr_max_recv_wr at their least, on a fresh
