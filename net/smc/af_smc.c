@@ -27,7 +27,14 @@
 #include "smcr_dev.h"
 #include "smcr_link.h"
 
+/*
+ * Handshakes (connect_work and the children of listeners) sleep in CLC
+ * receive for seconds; the data path's work (tcp_accept_work, tx_work,
+ * release_work) goes to smc_wq, so that slow or silent peers in
+ * handshake never hold it up.
+ */
 struct workqueue_struct *smc_hs_wq;
+struct workqueue_struct *smc_wq;
 /* /sys/kernel/debug/smc: device state for debugging and the tests */
 static struct dentry *smc_debugfs;
 
@@ -326,9 +333,12 @@ static int __init smc_init(void)
 		goto out_lgr;
 
 	rc = -ENOMEM;
-	smc_hs_wq = alloc_workqueue("smc_hs_wq", 0, 0);
+	smc_hs_wq = alloc_workqueue("smc_hs_wq", 0, WQ_MAX_ACTIVE);
 	if (!smc_hs_wq)
 		goto out_smcr;
+	smc_wq = alloc_workqueue("smc_wq", 0, 0);
+	if (!smc_wq)
+		goto out_hs_wq;
 
 	rc = proto_register(&smc_proto, 1);
 	if (rc)
@@ -356,6 +366,8 @@ out_proto6:
 out_proto:
 	proto_unregister(&smc_proto);
 out_wq:
+	destroy_workqueue(smc_wq);
+out_hs_wq:
 	destroy_workqueue(smc_hs_wq);
 out_smcr:
 	smcr_dev_exit();
@@ -375,7 +387,7 @@ static void __exit smc_exit(void)
 {
 	/*
 	 * Every smc sock holds a module reference, so none is left here;
-	 * the workqueue is empty too, its items hold socket references.
+	 * the workqueues are empty too, their items hold socket references.
 	 */
 	static_branch_disable(&tcp_have_smc);
 	sock_unregister(PF_SMC);
@@ -383,6 +395,7 @@ static void __exit smc_exit(void)
 	/* no table change reaches the devices once they are gone */
 	smc_pnet_exit();
 	destroy_workqueue(smc_hs_wq);
+	destroy_workqueue(smc_wq);
 	proto_unregister(&smc_proto6);
 	proto_unregister(&smc_proto);
 	/* lingering link groups hold the device */

@@ -346,6 +346,7 @@ extern struct proto smc_proto;
 extern struct proto smc_proto6;
 extern const struct proto_ops smc_sock_ops;
 extern struct workqueue_struct *smc_hs_wq;
+extern struct workqueue_struct *smc_wq;
 
 /* af_smc.c */
 struct sock *smc_sock_alloc(struct net *net, struct socket *sock,

@@ -314,7 +314,7 @@ void smc_tx_cdc_done(struct smc_sock *smc, u16 seq)
 		return;
 	if (!refcount_inc_not_zero(&smc->sk.sk_refcnt))
 		return;
-	if (!queue_work(smc_hs_wq, &c->tx_work))
+	if (!queue_work(smc_wq, &c->tx_work))
 		sock_put(&smc->sk);
 }
 

@@ -7,8 +7,11 @@
  * and gives each a child smc sock whose handshake runs in its own work
  * item.  Children that finished their handshake wait in the accept
  * queue for accept().  The number of children in handshake or queued
- * is bounded by the backlog; when it is reached, new connections wait
- * in TCP's accept queue, which applies TCP's own backlog limit.
+ * is bounded by the backlog, and the number in handshake by
+ * SMC_LISTEN_HS_MAX: a handshake may sleep for seconds in CLC receive,
+ * and a flood of silent clients must not take every worker of the
+ * handshake queue.  Beyond either bound, new connections wait in TCP's
+ * accept queue, which applies TCP's own backlog limit.
  */
 
 #include <linux/net.h>
@@ -19,6 +22,9 @@
 
 #include "smc.h"
 
+/* children of one listener in handshake at once, at most */
+#define SMC_LISTEN_HS_MAX	64
+
 /* Wake the accept worker of listener @lsmc; callable from softirq */
 void smc_listen_kick(struct smc_sock *lsmc)
 {
@@ -28,7 +34,7 @@ void smc_listen_kick(struct smc_sock *lsmc)
 		return;
 	if (!refcount_inc_not_zero(&lsmc->sk.sk_refcnt))
 		return;
-	if (!queue_work(smc_hs_wq, &li->tcp_accept_work))
+	if (!queue_work(smc_wq, &li->tcp_accept_work))
 		sock_put(&lsmc->sk);
 }
 
@@ -62,16 +68,25 @@ static void smc_child_abort(struct smc_sock *child)
 /* Backlog check, li->lock held: TCP admits backlog + 1 connections */
 static bool smc_listen_full(struct smc_listen_info *li)
 {
+	lockdep_assert_held(&li->lock);
 	return li->accept_q_len + li->in_handshake >
 	       READ_ONCE(li->smc->sk.sk_max_ack_backlog);
 }
 
+/* May the accept worker start one more handshake?  li->lock held */
+static bool smc_listen_busy(struct smc_listen_info *li)
+{
+	lockdep_assert_held(&li->lock);
+	return li->in_handshake >= SMC_LISTEN_HS_MAX || smc_listen_full(li);
+}
+
 /*
  * TCP asks it for every SYN of our listening clcsock: with handshake
- * limitation on, a listener that has as many children in handshake or
- * waiting for accept() as its backlog takes new connections as plain
- * TCP (its SYN-ACK goes without the SMC option), rather than keeping
- * them waiting for a handshake slot.  Softirq, RCU read side.
+ * limitation on, a listener that has as many children waiting for or
+ * in handshake, or waiting for accept(), as its backlog takes new
+ * connections as plain TCP (its SYN-ACK goes without the SMC option),
+ * rather than keeping them waiting for a handshake slot.  Softirq, RCU
+ * read side.
  */
 static bool smc_listen_congested(const struct sock *clcsk)
 {
@@ -84,7 +99,8 @@ static bool smc_listen_congested(const struct sock *clcsk)
 	li = lsmc ? READ_ONCE(lsmc->listen) : NULL;
 	if (li && READ_ONCE(lsmc->limit_hs))
 		busy = READ_ONCE(li->accept_q_len) +
-		       READ_ONCE(li->in_handshake) >=
+		       READ_ONCE(li->in_handshake) +
+		       READ_ONCE(clcsk->sk_ack_backlog) >=
 		       READ_ONCE(lsmc->sk.sk_max_ack_backlog);
 	rcu_read_unlock();
 	return busy;
@@ -134,7 +150,7 @@ static void smc_tcp_accept_work(struct work_struct *work)
 	lock_sock(lsk);
 	while (lsk->sk_state == SMC_LISTEN) {
 		spin_lock(&li->lock);
-		li->stalled = smc_listen_full(li);
+		li->stalled = smc_listen_busy(li);
 		spin_unlock(&li->lock);
 		if (li->stalled)
 			break;
@@ -168,7 +184,7 @@ static void smc_accept_enqueue(struct smc_sock *child, bool ok)
 {
 	struct smc_sock *lsmc = child->listen_smc;
 	struct smc_listen_info *li = lsmc->listen;
-	bool queued = false;
+	bool queued = false, kick;
 
 	spin_lock(&li->lock);
 	li->in_handshake--;
@@ -177,8 +193,13 @@ static void smc_accept_enqueue(struct smc_sock *child, bool ok)
 		li->accept_q_len++;
 		queued = true;
 	}
+	/* a handshake slot is free: the worker may take the next child */
+	kick = li->stalled && !smc_listen_busy(li);
 	spin_unlock(&li->lock);
 
+	/* before the abort, which puts our reference on the listener */
+	if (kick)
+		smc_listen_kick(lsmc);
 	if (queued)
 		lsmc->sk.sk_data_ready(&lsmc->sk);
 	else

@@ -398,7 +398,7 @@ void smcr_conn_peer_done(struct smc_sock *smc)
 		c->release_queued = true;
 	smc_rx_write_unlock(c);
 	if (queue)
-		queue_work(smc_hs_wq, &c->release_work);
+		queue_work(smc_wq, &c->release_work);
 }
 
 /* The Decline code for a failed connection set-up */
