@@ -724,20 +724,24 @@ out_decline_reason:
  * Server, reused group: the client's Confirm came, but we cannot take
  * the connection.  The client runs SMC-R since it sent the Confirm and
  * may be writing into our RMB: a Decline on TCP would go unread, and
- * the RMB must not serve another connection.  Tell the client over the
- * link that the connection is aborted (its token is in the Confirm),
- * and keep the RMB until the group ends.
+ * the RMB must not serve another connection, so it stays out of the
+ * pool until the group ends.  Tell the client over the link that the
+ * connection is aborted, by the alert token of its Confirm, unless a
+ * connection of the group already has that token: the client chose
+ * it, and one that claims another host's GID must not abort that
+ * host's connections.
  */
-static void smcr_listen_abort(struct smc_sock *child,
-			      const struct smc_clc_accept *a)
+static void smcr_listen_abort(struct smc_sock *child, u32 token)
 {
 	struct smc_conn *c = &child->conn;
 	int rc;
 
 	c->rmb_kept = true;
+	if (smcr_lgr_peer_token_used(c->rlgr, token, child))
+		return;
 	rc = smcr_tx_prepare(child, false);
 	spin_lock_bh(&c->tx_lock);
-	c->peer_alert = a->r.alert_token;
+	c->peer_alert = token;
 	c->tx_conn_flags |= SMC_CDC_CS_ABORT;
 	if (!rc)
 		smcr_tx_write(child);
@@ -890,7 +894,7 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs, u8 version)
 	if (!rc)
 		rc = smcr_conn_bufs(child, false, a->r.rmbe_size);
 	if (rc && !first) {
-		smcr_listen_abort(child, a);
+		smcr_listen_abort(child, a->r.alert_token);
 		goto out_teardown;
 	}
 	if (rc)

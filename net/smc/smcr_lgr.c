@@ -611,6 +611,29 @@ unsigned int smcr_lgr_link_conns(struct smcr_lgr *lgr, struct smcr_link *link,
 }
 
 /*
+ * Is @token the peer's alert token of a connection of @lgr other than
+ * @self?  A client names that token in its Confirm, and CDCs to it
+ * reach the connection of the peer that has it.
+ */
+bool smcr_lgr_peer_token_used(struct smcr_lgr *lgr, u32 token,
+			      const struct smc_sock *self)
+{
+	struct smc_sock *smc;
+	unsigned long t;
+	bool used = false;
+
+	mutex_lock(&smcr_lgrs_lock);
+	xa_for_each(&lgr->conns_by_token, t, smc) {
+		if (smc != self && READ_ONCE(smc->conn.peer_alert) == token) {
+			used = true;
+			break;
+		}
+	}
+	mutex_unlock(&smcr_lgrs_lock);
+	return used;
+}
+
+/*
  * The connection leaves @smc's group: its token is freed, and the last
  * one lets the group linger.  The connection's reference stays with
  * it (smcr_conn_teardown() drops it).

@@ -402,6 +402,8 @@ int smcr_lgr_add_conn(struct smcr_lgr *lgr, struct smc_sock *smc,
 		      struct smcr_link *link);
 struct smcr_link *smcr_lgr_peer_link(struct smcr_lgr *lgr, const u8 *gid,
 				     u32 qpn);
+bool smcr_lgr_peer_token_used(struct smcr_lgr *lgr, u32 token,
+			      const struct smc_sock *self);
 unsigned int smcr_lgr_link_conns(struct smcr_lgr *lgr, struct smcr_link *link,
 				 struct smc_sock **out, unsigned int max);
 void smcr_lgr_del_conn(struct smc_sock *smc);
