@@ -41,6 +41,7 @@ static DEFINE_MUTEX(smcr_lgrs_lock);	/* smcr_lgrs, conns of each lgr */
 static struct workqueue_struct *smcr_lgr_wq;
 static struct dentry *smcr_lgr_debugfs;
 static struct dentry *smcr_link_error_debugfs;
+static struct dentry *smcr_rkeys_debugfs;
 
 static void smcr_lgr_free(struct smcr_lgr *lgr)
 {
@@ -1063,6 +1064,51 @@ static int smcr_lgrs_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(smcr_lgrs);
 
 /*
+ * Tests: per group, the links the server tried to add, the rkeys and
+ * addresses of our RMBs on each link slot, and those of the peer's
+ * RMBs as the peer told us (CLC, CONFIRM RKEY, ADD LINK)
+ */
+static int smcr_rkeys_show(struct seq_file *m, void *v)
+{
+	struct smcr_rtok *rt;
+	struct smcr_lgr *lgr;
+	struct smcr_buf *buf;
+	unsigned int i, j;
+
+	mutex_lock(&smcr_lgrs_lock);
+	list_for_each_entry(lgr, &smcr_lgrs, list) {
+		seq_printf(m, "lgr %u role %s adds %u\n", lgr->id,
+			   lgr->role == SMCR_LGR_SERVER ? "server" : "client",
+			   READ_ONCE(lgr->adds));
+		mutex_lock(&lgr->buf_lock);
+		list_for_each_entry(buf, &lgr->bufs, node) {
+			if (!buf->rmb || !buf->used)
+				continue;
+			for (i = 0; i < SMCR_LINKS; i++)
+				if (buf->map[i].mr)
+					seq_printf(m, "rmb %u %#x %#llx\n", i,
+						   buf->map[i].rkey,
+						   buf->map[i].iova);
+		}
+		mutex_unlock(&lgr->buf_lock);
+		spin_lock_bh(&lgr->rtok_lock);
+		for (j = 0; j < SMCR_RTOKS; j++) {
+			rt = &lgr->rtoks[j];
+			if (!rt->used)
+				continue;
+			for (i = 0; i < SMCR_LINKS; i++)
+				if (rt->valid & BIT(i))
+					seq_printf(m, "rtok %u %#x %#llx\n", i,
+						   rt->rkey[i], rt->addr[i]);
+		}
+		spin_unlock_bh(&lgr->rtok_lock);
+	}
+	mutex_unlock(&smcr_lgrs_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(smcr_rkeys);
+
+/*
  * Tests: "GROUP LINK" written to smcr-link-error puts that link's QP in
  * the error state, as a device does when a work request fails; the
  * completions flushed then take the link down as for a real failure.
@@ -1118,6 +1164,10 @@ int smcr_lgr_init(struct dentry *debugfs)
 	smcr_link_error_debugfs = debugfs_create_file("smcr-link-error",
 						      0200, debugfs, NULL,
 						      &smcr_link_error_fops);
+	smcr_rkeys_debugfs = debugfs_create_file("smcr-rkeys", 0400, debugfs,
+						 NULL, &smcr_rkeys_fops);
+	/* removed with the directory */
+	debugfs_create_u8("smcr-llc-test", 0600, debugfs, &smcr_llc_test);
 	return 0;
 }
 
@@ -1126,6 +1176,8 @@ void smcr_lgr_exit(void)
 {
 	struct smcr_lgr *lgr;
 
+	debugfs_remove(smcr_rkeys_debugfs);
+	smcr_rkeys_debugfs = NULL;
 	debugfs_remove(smcr_link_error_debugfs);
 	smcr_link_error_debugfs = NULL;
 	debugfs_remove(smcr_lgr_debugfs);

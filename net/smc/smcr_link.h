@@ -283,6 +283,7 @@ struct smcr_lgr {
 	 * device (it has one too), until it asks for a link
 	 */
 	bool			peer_one_dev;
+	u32			adds;		/* server: links tried, ever */
 	unsigned int		nevents;	/* under ev_lock */
 	struct work_struct	ev_work;
 	wait_queue_head_t	moved_wq;	/* a connection changed link */
@@ -452,5 +453,21 @@ int smcr_rtok_add(struct smcr_lgr *lgr, unsigned int idx, u32 rkey,
 void smcr_rtok_put(struct smcr_lgr *lgr, int rtok);
 bool smcr_rtok_get_link(struct smcr_lgr *lgr, int rtok, unsigned int idx,
 			u32 *rkey, u64 *addr);
+
+/*
+ * debugfs smcr-llc-test (root only), bits: an end that misbehaves as a
+ * hostile peer may, for the tests of the receive path and of the add
+ * throttle between two groups of this host
+ */
+#define SMCR_LLC_TEST_REFUSE	0x01	/* client: refuse every ADD LINK,
+					 * then ask for one (REQ ADD LINK)
+					 */
+#define SMCR_LLC_TEST_DECOY	0x02	/* a v2 ADD LINK is followed by a
+					 * response of its size, other rkeys
+					 */
+#define SMCR_LLC_TEST_HOLD	0x04	/* a received ADD LINK is read only
+					 * when the next receive completes
+					 */
+extern u8 smcr_llc_test;
 
 #endif /* __SMCR_LINK_H */

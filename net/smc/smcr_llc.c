@@ -512,13 +512,59 @@ static void smcr_llc_add_msg(struct smc_llc_msg *m, struct smcr_link *nl,
 	m->add_link.rkey_cnt = n;
 }
 
+u8 smcr_llc_test;
+
+/* Test mode: nothing is in @link's send queue (or it went down) */
+static bool smcr_llc_test_sent(struct smcr_link *link)
+{
+	bool all;
+
+	spin_lock_bh(&link->slot_lock);
+	all = bitmap_full(link->slot_free, link->nslots);
+	spin_unlock_bh(&link->slot_lock);
+	return all || READ_ONCE(link->state) == SMCR_LINK_DOWN;
+}
+
+/*
+ * Test mode: after a v2 ADD LINK @m with its @rk, a response of the
+ * same size with other rkeys, which the receiver drops (it arrives
+ * after the real one) but whose bytes land in a receive buffer
+ */
+static void smcr_llc_send_decoy(struct smcr_link *link,
+				const struct smc_llc_msg *m,
+				const struct smc_llc_rkey *rk)
+{
+	unsigned int i, n = m->add_link.rkey_cnt;
+	struct smc_llc_rkey *bad;
+	struct smc_llc_msg d = *m;
+
+	/* the message goes from the link's one large buffer: out first */
+	wait_event_timeout(link->slot_wq, smcr_llc_test_sent(link), HZ);
+	bad = kcalloc(max(n, 1U), sizeof(*bad), GFP_KERNEL);
+	if (!bad)
+		return;
+	for (i = 0; i < n; i++) {
+		bad[i].rkey = rk[i].rkey;
+		bad[i].rkey_new = rk[i].rkey_new ^ 0x5a5a5a5a;
+		bad[i].addr_new = rk[i].addr_new ^ 0x5a5a5a5a5a5a5a5aULL;
+	}
+	d.hdr.flags |= SMC_LLC_FLAG_RESP;
+	smcr_llc_send_big(link, &d, bad);
+	kfree(bad);
+}
+
 /* Send ADD LINK @m, with the triples @rk of a v2 group */
 static int smcr_llc_send_add(struct smcr_link *link, struct smc_llc_msg *m,
 			     const struct smc_llc_rkey *rk)
 {
+	int rc;
+
 	if (m->hdr.version == SMC_V1)
 		return smcr_llc_send(link, m);
-	return smcr_llc_send_big(link, m, rk);
+	rc = smcr_llc_send_big(link, m, rk);
+	if (!rc && (READ_ONCE(smcr_llc_test) & SMCR_LLC_TEST_DECOY))
+		smcr_llc_send_decoy(link, m, rk);
+	return rc;
 }
 
 /* The peer's RMBs on @nl from its ADD LINK CONTINUATION @m */
@@ -748,6 +794,7 @@ static void smcr_llc_srv_add_link(struct smcr_lgr *lgr, bool req)
 	}
 	/* counted until it works: a client that refuses stops us */
 	lgr->add_fails++;
+	WRITE_ONCE(lgr->adds, lgr->adds + 1);
 	nl = smcr_llc_new_link(lgr, idx, &gi, smcr_llc_next_id(lgr));
 	smcr_dev_put(gi.dev);
 	if (IS_ERR(nl))
@@ -876,6 +923,24 @@ static void smcr_llc_cli_reject(struct smcr_link *link, struct smc_llc_msg *m)
 	smcr_llc_send(link, m);
 }
 
+/*
+ * Test mode: the client refuses the server's ADD LINK @m and then asks
+ * for a link, as a hostile one may, again and again
+ */
+static void smcr_llc_test_refuse(struct smcr_link *link,
+				 struct smc_llc_msg *m)
+{
+	smcr_llc_cli_reject(link, m);
+	if (link->lgr->version == SMC_V1)
+		return;
+	memset(m, 0, sizeof(*m));
+	m->hdr.type = SMC_LLC_REQ_ADD_LINK;
+	m->hdr.version = 2;
+	m->req_add_link.gid_cnt = 1;
+	memcpy(m->req_add_link.gid[0], link->gid, SMC_LLC_GID_LEN);
+	smcr_llc_send(link, m);
+}
+
 /* Client: the server adds a link with ADD LINK @m (@raw), on @link */
 static void smcr_llc_cli_add_link(struct smcr_lgr *lgr, struct smcr_link *link,
 				  struct smc_llc_msg *m, const u8 *raw,
@@ -888,6 +953,10 @@ static void smcr_llc_cli_add_link(struct smcr_lgr *lgr, struct smcr_link *link,
 	unsigned int n = 0;
 	int idx, rc;
 
+	if (READ_ONCE(smcr_llc_test) & SMCR_LLC_TEST_REFUSE) {
+		smcr_llc_test_refuse(link, m);
+		return;
+	}
 	if (lgr->max_links < SMC_CLC_LINKS_PER_LGR_MAX ||
 	    (lgr->version >= SMC_V2 && !m->add_link.v2_ext) ||
 	    !m->add_link.mtu || !m->add_link.link_id ||

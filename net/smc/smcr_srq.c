@@ -127,27 +127,62 @@ static void smcr_srq_recycle(struct smcr_srq *s, struct smcr_rxbuf *b)
 				   dev_name(&s->ibdev->dev), rc);
 }
 
+/* Hand the message in @b, @len bytes, to @link */
+static void smcr_srq_rx_msg(struct smcr_srq *s, struct smcr_rxbuf *b,
+			    struct smcr_link *link, u32 len)
+{
+	ib_dma_sync_single_for_cpu(s->ibdev, b->dma, SMCR_RX_LEN,
+				   DMA_FROM_DEVICE);
+	if (len > SMCR_RX_LEN && s->nsge > 1)
+		ib_dma_sync_single_for_cpu(s->ibdev, s->spill_dma,
+					   SMCR_RX_SPILL, DMA_FROM_DEVICE);
+	/* the spill holds the rest of a large LLC message */
+	smcr_link_rx(link, b->buf, s->nsge > 1 ? s->spill : NULL,
+		     min_t(u32, len, SMC_LLC_MAX_LEN));
+	ib_dma_sync_single_for_device(s->ibdev, b->dma, SMCR_RX_LEN,
+				      DMA_FROM_DEVICE);
+}
+
+/*
+ * Test mode (SMCR_LLC_TEST_HOLD): a large ADD LINK is read only when
+ * the next receive of the CQ completes, as when the CPU is slower than
+ * the device.  Completions of one CQ are handled one at a time.
+ */
+static bool smcr_srq_test_hold(struct smcr_srq *s, struct smcr_rxbuf *b,
+			       struct smcr_link *link, u32 len)
+{
+	if (!(READ_ONCE(smcr_llc_test) & SMCR_LLC_TEST_HOLD) ||
+	    len <= SMCR_RX_LEN || s->test_held)
+		return false;
+	ib_dma_sync_single_for_cpu(s->ibdev, b->dma, SMCR_RX_LEN,
+				   DMA_FROM_DEVICE);
+	if ((b->buf[0] & 0x0f) != SMC_LLC_ADD_LINK)
+		return false;
+	s->test_held = b;
+	s->test_link = link;
+	s->test_len = len;
+	return true;
+}
+
 static void smcr_srq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct smcr_rxbuf *b = container_of(wc->wr_cqe, struct smcr_rxbuf,
 					    cqe);
 	struct smcr_link *link = wc->qp ? wc->qp->qp_context : NULL;
 	struct smcr_srq *s = b->srq;
+	struct smcr_rxbuf *held = s->test_held;
 
+	if (held) {
+		s->test_held = NULL;
+		smcr_srq_rx_msg(s, held, s->test_link, s->test_len);
+		smcr_srq_recycle(s, held);
+	}
 	if (link)
 		smcr_link_count_wc(link);
 	if (wc->status == IB_WC_SUCCESS && link) {
-		ib_dma_sync_single_for_cpu(s->ibdev, b->dma, SMCR_RX_LEN,
-					   DMA_FROM_DEVICE);
-		if (wc->byte_len > SMCR_RX_LEN && s->nsge > 1)
-			ib_dma_sync_single_for_cpu(s->ibdev, s->spill_dma,
-						   SMCR_RX_SPILL,
-						   DMA_FROM_DEVICE);
-		/* the spill holds the rest of a large LLC message */
-		smcr_link_rx(link, b->buf, s->nsge > 1 ? s->spill : NULL,
-			     min_t(u32, wc->byte_len, SMC_LLC_MAX_LEN));
-		ib_dma_sync_single_for_device(s->ibdev, b->dma, SMCR_RX_LEN,
-					      DMA_FROM_DEVICE);
+		if (!held && smcr_srq_test_hold(s, b, link, wc->byte_len))
+			return;
+		smcr_srq_rx_msg(s, b, link, wc->byte_len);
 	} else if (wc->status != IB_WC_WR_FLUSH_ERR && link) {
 		smcr_link_down(link);
 	}

@@ -16,6 +16,7 @@ struct ib_cq;
 struct ib_device;
 struct ib_pd;
 struct ib_srq;
+struct smcr_link;
 struct smcr_rxchunk;
 
 struct smcr_srq {
@@ -43,6 +44,10 @@ struct smcr_srq {
 	struct llist_head	free;		/* to be posted again */
 	atomic_t		nfree;
 	struct llist_head	spare;		/* made, not in use */
+	/* test mode: a completion read with the next one, on the CQ */
+	struct smcr_rxbuf	*test_held;
+	struct smcr_link	*test_link;
+	u32			test_len;
 	/* grown in process context, under the device's setup_lock */
 	unsigned int		nchunks;
 	unsigned int		maxchunks;
