@@ -773,10 +773,11 @@ static bool smcr_llc_deliver(struct smcr_link *link,
 
 /*
  * A message arrived on @link (softirq): CDC or LLC, by its first byte.
- * @buf holds its first SMCR_RX_LEN bytes, @spill (if any) the rest of
- * a large one.
+ * @buf holds its first SMCR_RX_LEN bytes, @tail (if any) the rest of
+ * a large one: both are the receive buffer's own, no other message
+ * lands there until we return.
  */
-void smcr_link_rx(struct smcr_link *link, const u8 *buf, const u8 *spill,
+void smcr_link_rx(struct smcr_link *link, const u8 *buf, const u8 *tail,
 		  u32 len)
 {
 	struct smc_llc_msg m;
@@ -790,11 +791,11 @@ void smcr_link_rx(struct smcr_link *link, const u8 *buf, const u8 *spill,
 		return;
 	}
 	if (len > SMCR_RX_LEN) {
-		whole = spill ? kmalloc(len, GFP_ATOMIC) : NULL;
+		whole = tail ? kmalloc(len, GFP_ATOMIC) : NULL;
 		if (!whole)
 			return;
 		memcpy(whole, buf, SMCR_RX_LEN);
-		memcpy(whole + SMCR_RX_LEN, spill, len - SMCR_RX_LEN);
+		memcpy(whole + SMCR_RX_LEN, tail, len - SMCR_RX_LEN);
 		buf = whole;
 	}
 	if (!smc_llc_parse(buf, len, &m) &&

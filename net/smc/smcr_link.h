@@ -53,7 +53,11 @@ struct smcr_srq;
 #define SMCR_SRQ_MAX		2048	/* receive buffers of an SRQ */
 #define SMCR_SRQ_BATCH		32	/* reposted together, at most */
 #define SMCR_RX_LEN		64	/* one receive buffer */
-#define SMCR_RX_SPILL		(SMC_LLC_MAX_LEN - SMCR_RX_LEN)
+/*
+ * and its tail, for the rest of the two large LLC messages of SMC-Rv2:
+ * an ADD LINK with 255 rkey triples is 72 + 255 * 16 = 4152 bytes
+ */
+#define SMCR_RX_TAIL		4096
 
 /*
  * Link slots of a group: its two links, and a third for a symmetric
@@ -376,7 +380,7 @@ int smcr_llc_wait(struct smcr_link *link, unsigned long timeout,
 		  struct smc_llc_msg *m);
 u8 *smcr_llc_take_raw(struct smcr_link *link, u32 *len);
 int smcr_llc_send(struct smcr_link *link, struct smc_llc_msg *m);
-void smcr_link_rx(struct smcr_link *link, const u8 *buf, const u8 *spill,
+void smcr_link_rx(struct smcr_link *link, const u8 *buf, const u8 *tail,
 		  u32 len);
 int smcr_link_activate(struct smcr_link *link);
 bool smcr_link_set_down(struct smcr_link *link);

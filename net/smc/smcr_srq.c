@@ -7,9 +7,13 @@
  * its group was made) to the buffers the SRQ keeps posted, up to the
  * SRQ's size.  So receive buffers follow the links, and an idle link
  * does not hold its own.  A buffer is SMCR_RX_LEN bytes, enough for any
- * CDC or LLC message, followed by a spill area shared by all buffers of
- * the SRQ that takes the rest of the two large LLC messages of SMC-Rv2,
- * whose heads are all we read.
+ * CDC or LLC message, followed by a tail of its own (a page, its second
+ * SGE) that takes the rest of the two large LLC messages of SMC-Rv2.
+ * The device may complete any number of receives, from any QP of the
+ * CQ, before we read the first: a tail shared by the buffers would then
+ * hold a later message's bytes, perhaps another peer's.  The heads of
+ * a chunk's buffers are together, for the CDC messages of the data
+ * path; the tails are separate pages.
  *
  * The completion handler hands a buffer's message to its link and puts
  * the buffer on a lock-free list; when a batch is there (the queue is
@@ -34,6 +38,8 @@ struct smcr_rxbuf {
 	struct smcr_srq		*srq;
 	u8			*buf;
 	u64			dma;
+	struct page		*tail;
+	u64			tail_dma;
 	/* its work request, chained with the others of a batch */
 	struct ib_recv_wr	wr;
 	struct ib_sge		sge[2];
@@ -58,8 +64,8 @@ static int smcr_srq_post(struct smcr_srq *s, struct llist_node *list)
 		b->sge[0].addr = b->dma;
 		b->sge[0].length = SMCR_RX_LEN;
 		b->sge[0].lkey = s->pd->local_dma_lkey;
-		b->sge[1].addr = s->spill_dma;
-		b->sge[1].length = SMCR_RX_SPILL;
+		b->sge[1].addr = b->tail_dma;
+		b->sge[1].length = SMCR_RX_TAIL;
 		b->sge[1].lkey = s->pd->local_dma_lkey;
 		b->wr.wr_cqe = &b->cqe;
 		b->wr.sg_list = b->sge;
@@ -131,16 +137,26 @@ static void smcr_srq_recycle(struct smcr_srq *s, struct smcr_rxbuf *b)
 static void smcr_srq_rx_msg(struct smcr_srq *s, struct smcr_rxbuf *b,
 			    struct smcr_link *link, u32 len)
 {
+	u32 rest = 0;
+
+	/* the device writes no more than the buffer and its tail */
+	len = min_t(u32, len, SMCR_RX_LEN + (b->tail ? SMCR_RX_TAIL : 0));
+	if (len > SMCR_RX_LEN)
+		rest = len - SMCR_RX_LEN;
 	ib_dma_sync_single_for_cpu(s->ibdev, b->dma, SMCR_RX_LEN,
 				   DMA_FROM_DEVICE);
-	if (len > SMCR_RX_LEN && s->nsge > 1)
-		ib_dma_sync_single_for_cpu(s->ibdev, s->spill_dma,
-					   SMCR_RX_SPILL, DMA_FROM_DEVICE);
-	/* the spill holds the rest of a large LLC message */
-	smcr_link_rx(link, b->buf, s->nsge > 1 ? s->spill : NULL,
-		     min_t(u32, len, SMC_LLC_MAX_LEN));
+	if (rest)
+		ib_dma_sync_single_for_cpu(s->ibdev, b->tail_dma, rest,
+					   DMA_FROM_DEVICE);
+	/* the tail holds the rest of a large LLC message */
+	smcr_link_rx(link, b->buf, b->tail ? page_address(b->tail) : NULL,
+		     len);
+	/* the device's again, before it is posted */
 	ib_dma_sync_single_for_device(s->ibdev, b->dma, SMCR_RX_LEN,
 				      DMA_FROM_DEVICE);
+	if (rest)
+		ib_dma_sync_single_for_device(s->ibdev, b->tail_dma, rest,
+					      DMA_FROM_DEVICE);
 }
 
 /*
@@ -189,6 +205,48 @@ static void smcr_srq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	smcr_srq_recycle(s, b);
 }
 
+/* The tails of @c's buffers, as far as they were made */
+static void smcr_srq_tails_free(struct smcr_srq *s, struct smcr_rxchunk *c)
+{
+	struct smcr_rxbuf *b;
+	unsigned int i;
+
+	for (i = 0; i < SMCR_SRQ_CHUNK; i++) {
+		b = &c->bufs[i];
+		if (!b->tail)
+			continue;
+		ib_dma_unmap_page(s->ibdev, b->tail_dma, SMCR_RX_TAIL,
+				  DMA_FROM_DEVICE);
+		__free_page(b->tail);
+		b->tail = NULL;
+	}
+}
+
+/* A page for the tail of each buffer of @c; 0 or -ENOMEM */
+static int smcr_srq_tails_make(struct smcr_srq *s, struct smcr_rxchunk *c)
+{
+	struct smcr_rxbuf *b;
+	unsigned int i;
+
+	BUILD_BUG_ON(SMCR_RX_TAIL > PAGE_SIZE);
+	BUILD_BUG_ON(SMCR_RX_LEN + SMCR_RX_TAIL <
+		     SMC_LLC_ADD_LINK_V2_HDR + 16 * 255);
+	for (i = 0; i < SMCR_SRQ_CHUNK; i++) {
+		b = &c->bufs[i];
+		b->tail = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!b->tail)
+			return -ENOMEM;
+		b->tail_dma = ib_dma_map_page(s->ibdev, b->tail, 0,
+					      SMCR_RX_TAIL, DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(s->ibdev, b->tail_dma)) {
+			__free_page(b->tail);
+			b->tail = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* SMCR_SRQ_CHUNK more buffers, onto the spare list */
 static int smcr_srq_chunk_add(struct smcr_srq *s)
 {
@@ -209,6 +267,8 @@ static int smcr_srq_chunk_add(struct smcr_srq *s)
 				   DMA_FROM_DEVICE);
 	if (ib_dma_mapping_error(s->ibdev, c->dma))
 		goto out_free;
+	if (s->nsge > 1 && smcr_srq_tails_make(s, c))
+		goto out_unmap;
 	for (i = 0; i < SMCR_SRQ_CHUNK; i++) {
 		b = &c->bufs[i];
 		b->cqe.done = smcr_srq_rx_done;
@@ -220,6 +280,10 @@ static int smcr_srq_chunk_add(struct smcr_srq *s)
 	s->chunks[s->nchunks++] = c;
 	return 0;
 
+out_unmap:
+	smcr_srq_tails_free(s, c);
+	ib_dma_unmap_single(s->ibdev, c->dma, SMCR_SRQ_CHUNK * SMCR_RX_LEN,
+			    DMA_FROM_DEVICE);
 out_free:
 	kfree(c->mem);
 	kfree(c);
@@ -313,7 +377,7 @@ struct smcr_srq *smcr_srq_create(struct ib_device *ibdev, struct ib_pd *pd,
 	struct ib_srq_init_attr attr = {};
 	unsigned int cap, nchunks;
 	struct smcr_srq *s;
-	int rc = -ENOMEM;
+	int rc;
 
 	cap = min_t(unsigned int, ibdev->attrs.max_srq_wr, SMCR_SRQ_MAX);
 	if (!cap)
@@ -332,13 +396,6 @@ struct smcr_srq *smcr_srq_create(struct ib_device *ibdev, struct ib_pd *pd,
 	init_llist_head(&s->free);
 	init_llist_head(&s->spare);
 	smcr_srq_set_target(s);
-	s->spill = kzalloc(SMCR_RX_SPILL, GFP_KERNEL);
-	if (!s->spill)
-		goto out_free;
-	s->spill_dma = ib_dma_map_single(ibdev, s->spill, SMCR_RX_SPILL,
-					 DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(ibdev, s->spill_dma))
-		goto out_free;
 
 	attr.attr.max_wr = cap;
 	attr.attr.max_sge = s->nsge;
@@ -346,17 +403,10 @@ struct smcr_srq *smcr_srq_create(struct ib_device *ibdev, struct ib_pd *pd,
 	s->srq = ib_create_srq(pd, &attr);
 	if (IS_ERR(s->srq)) {
 		rc = PTR_ERR(s->srq);
-		goto out_unmap_spill;
+		kfree(s);
+		return ERR_PTR(rc);
 	}
 	return s;
-
-out_unmap_spill:
-	ib_dma_unmap_single(ibdev, s->spill_dma, SMCR_RX_SPILL,
-			    DMA_FROM_DEVICE);
-out_free:
-	kfree(s->spill);
-	kfree(s);
-	return ERR_PTR(rc);
 }
 
 /* No QP uses @s any more: its posted buffers go with it */
@@ -373,15 +423,13 @@ void smcr_srq_destroy(struct smcr_srq *s)
 	}
 	for (i = 0; i < s->nchunks; i++) {
 		c = s->chunks[i];
+		smcr_srq_tails_free(s, c);
 		ib_dma_unmap_single(s->ibdev, c->dma,
 				    SMCR_SRQ_CHUNK * SMCR_RX_LEN,
 				    DMA_FROM_DEVICE);
 		kfree(c->mem);
 		kfree(c);
 	}
-	ib_dma_unmap_single(s->ibdev, s->spill_dma, SMCR_RX_SPILL,
-			    DMA_FROM_DEVICE);
-	kfree(s->spill);
 	/* the pool CQ is freed after us, and must have nothing taken */
 	if (s->held)
 		ib_cq_pool_put(s->cq, s->held);

@@ -25,8 +25,6 @@ struct smcr_srq {
 	struct ib_cq		*cq;		/* its QPs' receives land here */
 	struct ib_device	*ibdev;
 	struct ib_pd		*pd;
-	u8			*spill;
-	u64			spill_dma;
 	unsigned int		nsge;
 	unsigned int		cap;		/* max_wr of the SRQ */
 	/*
