@@ -37,6 +37,7 @@
 #include "smc_clc_wire.h"
 #include "smc_pnetid.h"
 #include "smc_llc_wire.h"
+#include "smcr_add_budget.h"
 
 struct dentry;
 struct smc_sock;
@@ -76,6 +77,9 @@ struct smcr_srq;
 #define SMCR_MOVE_WAIT		(25 * HZ)	/* device removal waits for it */
 #define SMCR_ADD_TRIES		3	/* failed adds before we wait for a port */
 #define SMCR_ADD_AGAIN		(10 * HZ)	/* a failed add: then again */
+/* links a server tries to add to a group in a window, whatever comes */
+#define SMCR_ADD_BUDGET		8
+#define SMCR_ADD_WINDOW		(60 * HZ)
 #define SMCR_EVENTS_MAX		64	/* queued LLC requests of a group */
 #define SMCR_DRAIN_WAIT		(5 * HZ)
 /* a device not yet seen to signal Last WQE Reached gets this long */
@@ -287,6 +291,8 @@ struct smcr_lgr {
 	 * device (it has one too), until it asks for a link
 	 */
 	bool			peer_one_dev;
+	/* server, under llc_flow: the peer cannot reset it */
+	struct smcr_add_budget	add_budget;
 	u32			adds;		/* server: links tried, ever */
 	unsigned int		nevents;	/* under ev_lock */
 	struct work_struct	ev_work;

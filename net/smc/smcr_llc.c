@@ -792,6 +792,18 @@ static void smcr_llc_srv_add_link(struct smcr_lgr *lgr, bool req)
 		smcr_dev_put(gi.dev);
 		goto out_refuse;
 	}
+	/*
+	 * What the peer sends (a REQUEST ADD LINK, an ADD LINK, refusals)
+	 * may bring a try forward, never beyond the budget: each costs a
+	 * QP, a mapping of every buffer and MRs.  Over budget, the group
+	 * looks again later.
+	 */
+	if (!smcr_add_budget_take(&lgr->add_budget, jiffies, SMCR_ADD_WINDOW,
+				  SMCR_ADD_BUDGET)) {
+		smcr_dev_put(gi.dev);
+		smcr_lgr_add_later(lgr);
+		goto out_refuse;
+	}
 	/* counted until it works: a client that refuses stops us */
 	lgr->add_fails++;
 	WRITE_ONCE(lgr->adds, lgr->adds + 1);
