@@ -16,6 +16,7 @@
 #include "smc_llc_wire.h"
 #include "smc_close_fsm.h"
 #include "smcr_cq_pick.h"
+#include "smcr_add_budget.h"
 #include "smc_pnetid.h"
 
 static int failures;
@@ -1465,6 +1466,59 @@ static void test_clc_frame(void)
 	CHECK_EQ(f.err, -EPROTO);
 }
 
+/*
+ * The add-link budget of a group: a peer that asks for a link every
+ * 10 ms (refusing each one it gets) for ten minutes gets 8 tries a
+ * minute, no more; the budget works across the wrap of the tick count
+ * and starts afresh after a quiet window.
+ */
+static void test_add_budget(void)
+{
+	const unsigned long hz = 1000, window = 60 * hz;
+	unsigned int got, max_minute, in_minute, i;
+	struct smcr_add_budget b = { 0 };
+	unsigned long t, t0, start;
+	unsigned long when[200];
+
+	for (t0 = 0; t0 < 2; t0++) {
+		/* the second round starts 5 s before the tick count wraps */
+		start = t0 ? (unsigned long)-5000 : 12345;
+		memset(&b, 0, sizeof(b));
+		got = 0;
+		for (t = 0; t < 600 * hz; t += 10)
+			if (smcr_add_budget_take(&b, start + t, window, 8)) {
+				CHECK(got < ARRAY_SIZE(when));
+				if (got < ARRAY_SIZE(when))
+					when[got] = t;
+				got++;
+			}
+		/* ten windows of eight */
+		CHECK_EQ(got, 80);
+		/* in any 60 s, at most two windows' worth */
+		max_minute = 0;
+		for (i = 0; i < got && i < ARRAY_SIZE(when); i++) {
+			unsigned int j;
+
+			in_minute = 0;
+			for (j = i; j < got && when[j] < when[i] + window; j++)
+				in_minute++;
+			if (in_minute > max_minute)
+				max_minute = in_minute;
+		}
+		CHECK(max_minute <= 16);
+	}
+	/* refused at the bound, allowed again once the window is over */
+	memset(&b, 0, sizeof(b));
+	for (i = 0; i < 8; i++)
+		CHECK(smcr_add_budget_take(&b, 100 + i, window, 8));
+	CHECK(!smcr_add_budget_take(&b, 100 + window - 1, window, 8));
+	CHECK(smcr_add_budget_take(&b, 100 + window, window, 8));
+	CHECK_EQ(b.used, 1U);
+	/* a budget of none allows nothing */
+	memset(&b, 0, sizeof(b));
+	CHECK(!smcr_add_budget_take(&b, 5, window, 0));
+}
+
 /* QPs of new links go to the least-used vector, the lowest among equals */
 static void test_cq_pick(void)
 {
@@ -1898,6 +1952,7 @@ static const struct test tests[] = {
 	{ "cons_update_rule", test_cons_update_rule },
 	{ "clc_frame_from_stream", test_clc_frame },
 	{ "smcr_cq_pick_least_used", test_cq_pick },
+	{ "smcr_add_budget_bounded", test_add_budget },
 	{ "pnetid_normalize_match", test_pnetid },
 	{ "llc_hdr", test_llc_hdr },
 	{ "llc_confirm_link_layout", test_llc_confirm_link },
