@@ -1,0 +1,707 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SMC-D abused by an unprivileged user.
+ *
+ * Each case forks the attacker, who drops to uid/gid 65534 without
+ * supplementary groups; the program itself runs as root only to turn
+ * SMC-D on, to read the loopback-ism counters in debugfs and the
+ * kernel log, and to be the bystander the attacker must not hurt.
+ *
+ * urgent_data_against_close: an SMC-D pair on 127.0.0.1; one thread
+ * sends single urgent bytes (MSG_OOB) as fast as it can while the
+ * other thread closes the reading end and connects a new pair, at
+ * least 1000 closes and 1e5 urgent bytes.  Every 100th pair must be
+ * SMC-D at both ends (smc_diag), and no new splat may appear in the
+ * kernel log: a doorbell still running when the reader's DMB goes
+ * must find the connection gone, not a NULL ring.
+ *
+ * dmb_budget_of_a_user_netns: uid 65534 makes its own user and network
+ * namespace, raises net.smc.rmem to the largest value (1 MiB DMBs) and
+ * floods a listener that never accepts with AF_SMC connections.  The
+ * flood must end in a fallback with the Decline "no more DMBs"
+ * (0x030d0000, on the declining or, as peer diagnosis, the declined
+ * side) while it holds at most a quarter of the host's 5000 DMBs; a
+ * root connection in init_net made meanwhile must take SMC-D; after
+ * the attacker is gone the DMB counters are back at their baseline.
+ *
+ * SMCD_ABUSE_CLOSES, SMCD_ABUSE_URG_BYTES and SMCD_ABUSE_FLOOD_PAIRS
+ * (the most pairs the flood tries, 700) change the sizes;
+ * SMCD_ABUSE_ONLY=NAME runs one case and skips the other.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <net/if.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "ktap.h"
+#include "smc_diag_util.h"
+#include "smcd_util.h"
+#include "timeutil.h"
+
+#define NOBODY			65534
+#define DECL_MAX_DMB		0x030d0000u
+#define DECL_PEERDECL		0x05000000u
+#define HOST_DMBS		5000	/* loopback-ism's host-wide cap */
+#define RMEM_MAX		"1073741823"
+
+/* ---- the kernel log ---- */
+
+/* /dev/kmsg positioned at its end, or -1 (then no log check) */
+static int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+static const char *const splat_words[] = {
+	"BUG:", "Oops", "WARNING:", "general protection", "Call Trace",
+	"NULL pointer", "KASAN", "UBSAN", "lockdep", "INFO: task",
+	"soft lockup", "hard LOCKUP", "rcu_sched self-detected",
+	"RCU Stall", "refcount_t:", "list_add corruption",
+	"list_del corruption", "kernel BUG",
+};
+
+/* The splat lines logged since kmsg_open(); -1 when unknown */
+static int kmsg_splats(int fd)
+{
+	char rec[8192];
+	int n = 0;
+	ssize_t r;
+	size_t i;
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		r = read(fd, rec, sizeof(rec) - 1);
+		if (r < 0 && errno == EPIPE)
+			continue;	/* overwritten records */
+		if (r <= 0)
+			break;
+		rec[r] = 0;
+		for (i = 0; i < sizeof(splat_words) / sizeof(*splat_words);
+		     i++) {
+			if (!strstr(rec, splat_words[i]))
+				continue;
+			if (n++ < 8)
+				ktap_diag("kernel log: %.*s",
+					  (int)strcspn(rec, "\n"), rec);
+			break;
+		}
+	}
+	return n;
+}
+
+/* ---- the attacker ---- */
+
+static int become_nobody(void)
+{
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY)) {
+		ktap_diag("cannot become uid %d: %s", NOBODY, strerror(errno));
+		return -1;
+	}
+	/* as a login of that user would be: its /proc files are its own */
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	return 0;
+}
+
+static int lo_addr(struct sockaddr_in *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->sin_family = AF_INET;
+	a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return 0;
+}
+
+/* An AF_SMC listener on 127.0.0.1, its address in @a */
+static int smc_listener(struct sockaddr_in *a, int backlog)
+{
+	socklen_t l = sizeof(*a);
+	int fd;
+
+	lo_addr(a);
+	fd = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC, SMCPROTO_SMC);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)a, sizeof(*a)) ||
+	    listen(fd, backlog) || getsockname(fd, (struct sockaddr *)a, &l)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int smc_connect(const struct sockaddr_in *a)
+{
+	int fd = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC, SMCPROTO_SMC);
+
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (const struct sockaddr *)a, sizeof(*a))) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* 1 when @fd is an SMC-D socket in smc_diag; else says what it is */
+static int is_smcd(int fd, const char *end)
+{
+	struct smc_sock_info si;
+	int rc = smc_diag_lookup(fd, &si);
+
+	if (rc) {
+		ktap_diag("%s: not in smc_diag: %s", end, strerror(-rc));
+		return 0;
+	}
+	if (si.mode == SMC_TEST_MODE_SMCD)
+		return 1;
+	ktap_diag("%s: mode %s, reason 0x%08x, peer 0x%08x; expected smcd",
+		  end, smc_mode_name(si.mode), si.reason, si.peer_diag);
+	return 0;
+}
+
+static unsigned long env_ul(const char *name, unsigned long def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoul(v, NULL, 0) : def;
+}
+
+/* ---- urgent_data_against_close ---- */
+
+struct urg {
+	atomic_int	fd;		/* client to send on, -1: none */
+	atomic_int	busy;		/* the sender may be using fd */
+	atomic_int	stop;
+	atomic_int	dead;		/* a send on fd failed */
+	atomic_ulong	sent;		/* urgent bytes sent, all pairs */
+	atomic_ulong	round;		/* the same, this pair */
+};
+
+static void *urg_sender(void *arg)
+{
+	struct urg *u = arg;
+	int fd;
+
+	while (!atomic_load(&u->stop)) {
+		atomic_store(&u->busy, 1);
+		fd = atomic_load(&u->fd);
+		if (fd < 0 || atomic_load(&u->dead)) {
+			atomic_store(&u->busy, 0);
+			sched_yield();
+			continue;
+		}
+		if (send(fd, "!", 1, MSG_OOB | MSG_DONTWAIT |
+			 MSG_NOSIGNAL) == 1) {
+			atomic_fetch_add(&u->sent, 1);
+			atomic_fetch_add(&u->round, 1);
+		} else if (errno != EAGAIN && errno != EINTR) {
+			atomic_store(&u->dead, 1);
+		}
+		atomic_store(&u->busy, 0);
+	}
+	return NULL;
+}
+
+/* The attacker's side of urgent_data_against_close: exit status */
+static int urg_attacker(void)
+{
+	unsigned long want_closes = env_ul("SMCD_ABUSE_CLOSES", 1000);
+	unsigned long want_bytes = env_ul("SMCD_ABUSE_URG_BYTES", 100000);
+	unsigned long closes = 0, checked = 0, refused = 0;
+	unsigned long seed = getpid();
+	struct urg u = { .fd = -1 };
+	struct sockaddr_in a;
+	int lfd, cli, srv, ok = 1;
+	long start = now_ms(), t;
+	pthread_t th;
+
+	if (become_nobody())
+		return 1;
+	lfd = smc_listener(&a, 16);
+	if (lfd < 0) {
+		ktap_diag("listener: %s", strerror(errno));
+		return 1;
+	}
+	if (pthread_create(&th, NULL, urg_sender, &u)) {
+		ktap_diag("cannot start the sender");
+		return 1;
+	}
+	while (ok && (closes < want_closes ||
+		      atomic_load(&u.sent) < want_bytes)) {
+		unsigned long target;
+
+		cli = smc_connect(&a);
+		srv = cli < 0 ? -1 : accept(lfd, NULL, NULL);
+		if (srv < 0) {
+			ktap_diag("pair %lu: %s", closes + 1, strerror(errno));
+			ok = 0;
+			if (cli >= 0)
+				close(cli);
+			break;
+		}
+		if (closes % 100 == 0) {
+			ok = is_smcd(cli, "client") && is_smcd(srv, "server");
+			checked++;
+		}
+		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+		target = 50 + (seed >> 33) % 250;
+		atomic_store(&u.round, 0);
+		atomic_store(&u.dead, 0);
+		atomic_store(&u.fd, cli);
+		t = now_ms();
+		while (atomic_load(&u.round) < target &&
+		       !atomic_load(&u.dead) && now_ms() - t < 5000)
+			sched_yield();
+		if (atomic_load(&u.round) < target) {
+			ktap_diag("pair %lu: %lu of %lu urgent bytes sent, %s",
+				  closes + 1, atomic_load(&u.round), target,
+				  atomic_load(&u.dead) ? "then a send failed" :
+				  "then the sender stalled for 5 s");
+			ok = 0;
+		}
+		/* the reader goes while urgent bytes ring its doorbell */
+		close(srv);
+		closes++;
+		t = now_ms();
+		while (!atomic_load(&u.dead) && now_ms() - t < 20)
+			sched_yield();
+		refused += atomic_load(&u.dead);
+		atomic_store(&u.fd, -1);
+		while (atomic_load(&u.busy))
+			;
+		close(cli);
+		if (now_ms() - start > 600 * 1000) {
+			ktap_diag("10 minutes are up after %lu closes", closes);
+			ok = 0;
+		}
+	}
+	atomic_store(&u.stop, 1);
+	pthread_join(th, NULL);
+	close(lfd);
+	ktap_diag("%lu closes, %lu urgent bytes sent, %lu pairs checked SMC-D at both ends, %ld ms",
+		  closes, atomic_load(&u.sent), checked, now_ms() - start);
+	ktap_diag("after %lu of the closes a send failed within 20 ms",
+		  refused);
+	if (ok && atomic_load(&u.sent) < want_bytes) {
+		ktap_diag("fewer than %lu urgent bytes", want_bytes);
+		ok = 0;
+	}
+	return !ok;
+}
+
+/* Run @fn in a child as the attacker; 1 when it exited 0 in time */
+static int run_attacker(int (*fn)(void), int timeout_s)
+{
+	long t = now_ms();
+	int st = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return 0;
+	if (!pid) {
+		alarm(timeout_s);
+		_exit(fn());
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(st)) {
+		ktap_diag("the attacker died of signal %d after %ld ms",
+			  WTERMSIG(st), now_ms() - t);
+		return 0;
+	}
+	return WIFEXITED(st) && !WEXITSTATUS(st);
+}
+
+static void urgent_data_against_close(void)
+{
+	int kfd = kmsg_open(), ok, n;
+
+	ok = run_attacker(urg_attacker, 900);
+	n = kmsg_splats(kfd);
+	if (n > 0) {
+		ktap_diag("%d splat line(s) in the kernel log", n);
+		ok = 0;
+	} else if (n < 0) {
+		ktap_diag("no /dev/kmsg: the kernel log is left to the harness");
+	}
+	if (kfd >= 0)
+		close(kfd);
+	ktap_result(ok, "urgent_data_against_close");
+}
+
+/* ---- dmb_budget_of_a_user_netns ---- */
+
+/* What the attacker tells the bystander once its flood is held */
+struct flood_report {
+	int		setup_ok;
+	int		pairs;		/* connected clients */
+	int		smcd;		/* of them over SMC-D */
+	int		fell_back;	/* the first fallback client, or -1 */
+	uint32_t	reason;
+	uint32_t	peer_diag;
+	int		memory_guard;	/* stopped: memory ran low */
+};
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
+	size_t n = strlen(val);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, val, n) != (ssize_t)n)
+		rc = -1;
+	close(fd);
+	return rc;
+}
+
+/* A user and network namespace of our own, root in it, lo up */
+static int own_namespaces(void)
+{
+	char map[64];
+	struct ifreq ifr = {};
+	int fd;
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET)) {
+		ktap_diag("unshare(user, net) as uid %d: %s", NOBODY,
+			  strerror(errno));
+		return -1;
+	}
+	snprintf(map, sizeof(map), "0 %d 1", NOBODY);
+	if (write_file("/proc/self/setgroups", "deny") ||
+	    write_file("/proc/self/uid_map", map) ||
+	    write_file("/proc/self/gid_map", map)) {
+		ktap_diag("id maps: %s", strerror(errno));
+		return -1;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr)) {
+		ktap_diag("lo: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr)) {
+		ktap_diag("lo up: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	if (write_file("/proc/sys/net/smc/rmem", RMEM_MAX)) {
+		ktap_diag("net.smc.rmem=%s in the user's netns: %s", RMEM_MAX,
+			  strerror(errno));
+		return -1;
+	}
+	if (write_file("/proc/sys/net/core/somaxconn", "65535"))
+		ktap_diag("net.core.somaxconn: %s (kept)", strerror(errno));
+	return 0;
+}
+
+static long mem_available_mib(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb < 0 ? -1 : kb / 1024;
+}
+
+/*
+ * The paths of clients [@from, @to): the first that fell back goes to
+ * @r; clients smc_diag does not show yet count as unknown.  Returns the
+ * number of SMC-D ones.
+ */
+static int flood_paths(const uint64_t *ino, int from, int to,
+		       struct flood_report *r)
+{
+	struct smc_sock_info *si = NULL;
+	int n, i, j, smcd = 0;
+
+	n = smc_diag_dump(&si);
+	if (n < 0) {
+		ktap_diag("smc_diag dump: %s", strerror(-n));
+		return -1;
+	}
+	for (i = from; i < to; i++)
+		for (j = 0; j < n; j++) {
+			if (si[j].inode != ino[i])
+				continue;
+			if (si[j].mode == SMC_TEST_MODE_SMCD) {
+				smcd++;
+			} else if (r->fell_back < 0) {
+				r->fell_back = i;
+				r->reason = si[j].reason;
+				r->peer_diag = si[j].peer_diag;
+			}
+			break;
+		}
+	free(si);
+	return smcd;
+}
+
+static int flood_c2p[2], flood_p2c[2];
+
+static int flood_attacker(void)
+{
+	int max = env_ul("SMCD_ABUSE_FLOOD_PAIRS", 700), lfd, fd, i, n;
+	int checked = 0;
+	struct flood_report r = { .fell_back = -1 };
+	struct rlimit rl;
+	struct sockaddr_in a;
+	struct stat st;
+	uint64_t *ino;
+	char go;
+
+	close(flood_c2p[0]);
+	close(flood_p2c[1]);
+	ino = calloc(max, sizeof(*ino));
+	if (!ino || become_nobody() || own_namespaces())
+		goto report;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	lfd = smc_listener(&a, 65535);
+	if (lfd < 0) {
+		ktap_diag("listener in the user's netns: %s", strerror(errno));
+		goto report;
+	}
+	r.setup_ok = 1;
+	/* a listener that never accepts: each pair keeps its two DMBs */
+	for (i = 0; i < max && r.fell_back < 0; i++) {
+		fd = smc_connect(&a);
+		if (fd < 0 || fstat(fd, &st)) {
+			ktap_diag("flood connect %d: %s", i + 1,
+				  strerror(errno));
+			break;
+		}
+		ino[r.pairs++] = st.st_ino;
+		if (r.pairs % 16 && r.pairs != max)
+			continue;
+		n = flood_paths(ino, checked, r.pairs, &r);
+		if (n < 0)
+			break;
+		r.smcd += n;
+		checked = r.pairs;
+		if (r.fell_back < 0 && mem_available_mib() >= 0 &&
+		    mem_available_mib() < 512) {
+			r.memory_guard = 1;
+			break;
+		}
+	}
+	if (checked < r.pairs) {
+		n = flood_paths(ino, checked, r.pairs, &r);
+		r.smcd += n > 0 ? n : 0;
+	}
+report:
+	if (write(flood_c2p[1], &r, sizeof(r)) != sizeof(r))
+		return 1;
+	/* hold the flood until the bystander is done */
+	if (read(flood_p2c[0], &go, 1) < 0)
+		return 1;
+	return 0;
+}
+
+/* The DMB counters back at @base within @ms */
+static int dmbs_at(const struct lo_ism_stats *base, int ms,
+		   struct lo_ism_stats *now)
+{
+	long t = now_ms();
+
+	do {
+		if (!lo_ism_read(now) &&
+		    now->dmbs_registered == base->dmbs_registered &&
+		    now->dmbs_attached == base->dmbs_attached)
+			return 1;
+		msleep(50);
+	} while (now_ms() - t < ms);
+	return 0;
+}
+
+static void dmb_budget_of_a_user_netns(void)
+{
+	struct lo_ism_stats base, held, after;
+	struct flood_report r = {};
+	int kfd, ok = 1, cli, srv, lfd, n, st;
+	struct sockaddr_in a;
+	struct pollfd pfd;
+	long t;
+	pid_t pid;
+
+	if (lo_ism_read(&base)) {
+		ktap_skip("dmb_budget_of_a_user_netns",
+			  "no loopback-ism counters in debugfs");
+		return;
+	}
+	kfd = kmsg_open();
+	if (pipe2(flood_c2p, O_CLOEXEC) || pipe2(flood_p2c, O_CLOEXEC))
+		ktap_fail_all("pipe");
+	fflush(stdout);
+	t = now_ms();
+	pid = fork();
+	if (pid < 0)
+		ktap_fail_all("fork");
+	if (!pid) {
+		alarm(900);
+		_exit(flood_attacker());
+	}
+	close(flood_c2p[1]);
+	close(flood_p2c[0]);
+	pfd.fd = flood_c2p[0];
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 900 * 1000) != 1 ||
+	    read(flood_c2p[0], &r, sizeof(r)) != sizeof(r)) {
+		ktap_diag("no report from the attacker");
+		ok = 0;
+	}
+	lo_ism_read(&held);
+	ktap_diag("flood: %d pairs in %ld ms, %d over SMC-D; %lld DMBs held (%lld before), %lld MiB of DMBs",
+		  r.pairs, now_ms() - t, r.smcd,
+		  held.dmbs_registered - base.dmbs_registered,
+		  base.dmbs_registered, held.dmb_bytes >> 20);
+	if (ok && !r.setup_ok) {
+		ktap_diag("the attacker could not set up its flood");
+		ok = 0;
+	}
+	if (r.setup_ok && r.fell_back < 0) {
+		ktap_diag("the flood made %d pairs and no Decline%s", r.pairs,
+			  r.memory_guard ? "; stopped as memory ran low" : "");
+		ok = 0;
+	} else if (r.setup_ok) {
+		ktap_diag("pair %d fell back: reason 0x%08x, peer 0x%08x",
+			  r.fell_back + 1, r.reason, r.peer_diag);
+		if (r.reason != DECL_MAX_DMB &&
+		    (r.reason != DECL_PEERDECL ||
+		     r.peer_diag != DECL_MAX_DMB)) {
+			ktap_diag("expected the Decline 0x%08x", DECL_MAX_DMB);
+			ok = 0;
+		}
+	}
+	if (held.dmbs_registered - base.dmbs_registered > HOST_DMBS / 4) {
+		ktap_diag("one user's netns held more than a quarter of the host's %d DMBs",
+			  HOST_DMBS);
+		ok = 0;
+	}
+
+	/* the bystander: root in init_net, while the flood is held */
+	lfd = smc_listener(&a, 4);
+	cli = lfd < 0 ? -1 : smc_connect(&a);
+	srv = cli < 0 ? -1 : accept(lfd, NULL, NULL);
+	if (srv < 0) {
+		ktap_diag("root's connection in init_net: %s", strerror(errno));
+		ok = 0;
+	} else if (!is_smcd(cli, "root's client in init_net") ||
+		   !is_smcd(srv, "root's server in init_net")) {
+		ok = 0;
+	}
+	if (srv >= 0)
+		close(srv);
+	if (cli >= 0)
+		close(cli);
+	if (lfd >= 0)
+		close(lfd);
+
+	close(flood_p2c[1]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	close(flood_c2p[0]);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		ktap_diag("the attacker ended with status 0x%x", st);
+		ok = 0;
+	}
+	if (!dmbs_at(&base, 30000, &after)) {
+		ktap_diag("30 s after the flood: %lld DMBs registered, %lld attached; before %lld and %lld",
+			  after.dmbs_registered, after.dmbs_attached,
+			  base.dmbs_registered, base.dmbs_attached);
+		ok = 0;
+	}
+	n = kmsg_splats(kfd);
+	if (n > 0) {
+		ktap_diag("%d splat line(s) in the kernel log", n);
+		ok = 0;
+	}
+	if (kfd >= 0)
+		close(kfd);
+	ktap_result(ok, "dmb_budget_of_a_user_netns");
+}
+
+/* The case runs, or is skipped for SMCD_ABUSE_ONLY */
+static int wanted(const char *name)
+{
+	const char *only = getenv("SMCD_ABUSE_ONLY");
+
+	if (!only || !*only || !strcmp(only, name))
+		return 1;
+	ktap_skip(name, "SMCD_ABUSE_ONLY");
+	return 0;
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	smcd_param_restore();
+	_exit(KSFT_FAIL);
+}
+
+int main(void)
+{
+	int fd;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	if (geteuid())
+		ktap_skip_all("needs root to set up (the attacks run as uid 65534)");
+	fd = socket(AF_SMC, SOCK_STREAM, 0);
+	if (fd < 0)
+		ktap_no_smc(errno);
+	close(fd);
+	if (smcd_param_set(1))
+		ktap_skip_all("no writable smcd module parameter");
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
+
+	ktap_header(2);
+	if (wanted("urgent_data_against_close"))
+		urgent_data_against_close();
+	if (wanted("dmb_budget_of_a_user_netns"))
+		dmb_budget_of_a_user_netns();
+	smcd_param_restore();
+	ktap_finish();
+}
