@@ -32,14 +32,16 @@
 
 /*
  * A CDC with urgent-present and new data announces the byte before its
- * producer cursor; repeats of the same announcement are ignored.
+ * producer cursor; repeats of the same announcement are ignored.  No
+ * ring (an SMC-D doorbell that raced the tear-down): no byte to take.
  * rx_lock held.
  */
 static bool smc_rx_urgent(struct smc_sock *smc, const struct smc_cdc_view *h)
 {
 	struct smc_conn *c = &smc->conn;
 
-	if (!(h->prod_flags & SMC_CDC_PF_URG_PRESENT) ||
+	lockdep_assert_held(&c->rx_lock);
+	if (!c->rx_data || !(h->prod_flags & SMC_CDC_PF_URG_PRESENT) ||
 	    smc_curs_equal(&h->prod, &c->urg_prod))
 		return false;
 	/*

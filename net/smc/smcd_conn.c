@@ -157,12 +157,19 @@ void smcd_conn_teardown(struct smc_sock *smc)
 	if (!dev)
 		return;
 	if (c->rmb) {
-		/* a doorbell in flight may still see us: sock is RCU freed */
+		/*
+		 * No doorbell finds us once priv is clear.  One that found
+		 * us before (the sock is RCU freed) takes rx_lock to look
+		 * at the ring: after this it sees none, without waiting
+		 * for a grace period here.
+		 */
 		RCU_INIT_POINTER(c->rmb->priv, NULL);
+		smc_rx_write_lock(c);
+		c->rx_data = NULL;
+		smc_rx_write_unlock(c);
 		smc_stats_buf_put(smc->stats, SMC_STATS_D, true, c->rmb->len);
 		dev->ops->unregister_dmb(dev, c->rmb);
 		c->rmb = NULL;
-		c->rx_data = NULL;
 	}
 	if (c->peer) {
 		smc_stats_buf_put(smc->stats, SMC_STATS_D, false,
