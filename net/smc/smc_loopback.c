@@ -117,13 +117,14 @@ static struct smcd_dmb *smc_lo_dmb_alloc(struct smc_lo_dev *lo, u8 c)
 	if (dmb)
 		return dmb;
 
-	dmb = kzalloc(sizeof(*dmb), GFP_KERNEL);
+	/* charged to the memory cgroup of the task that makes the DMB */
+	dmb = kzalloc(sizeof(*dmb), GFP_KERNEL_ACCOUNT);
 	if (!dmb)
 		return NULL;
 	dmb->len = smcd_dmb_class_len(c);
 	dmb->size_class = c;
 	dmb->dev = &lo->smcd;
-	dmb->cpu_addr = kvmalloc(dmb->len, GFP_KERNEL | __GFP_NOWARN);
+	dmb->cpu_addr = kvmalloc(dmb->len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!dmb->cpu_addr) {
 		kfree(dmb);
 		return NULL;
