@@ -608,6 +608,8 @@ struct smc_net {
 	struct smc_fback_stats	fback;
 	struct mutex		pnet_lock;	/* pnet_list */
 	struct list_head	pnet_list;	/* the PNET ID table */
+	/* DMBs our SMC-D connections own here; not counted in init_net */
+	atomic_t		smcd_dmbs;
 };
 
 struct smc_net *smc_net(const struct net *net);

@@ -34,6 +34,7 @@ static int __net_init smc_net_init(struct net *net)
 	sn->smcr_max_conns_per_lgr = SMC_CLC_CONNS_PER_LGR_MAX;
 	sn->smcr_max_send_wr = SMC_SEND_WR_DEFAULT;
 	sn->smcr_max_recv_wr = SMC_RECV_WR_DEFAULT;
+	atomic_set(&sn->smcd_dmbs, 0);
 	sn->stats = smc_stats_alloc(&sn->fback);
 	if (!sn->stats)
 		return -ENOMEM;
@@ -48,6 +49,8 @@ static void __net_exit smc_net_exit(struct net *net)
 {
 	struct smc_net *sn = smc_net(net);
 
+	/* every socket held the netns: all its DMBs are gone */
+	WARN_ON_ONCE(atomic_read(&sn->smcd_dmbs));
 	smc_sysctl_net_exit(sn);
 	smc_pnet_net_exit(sn);
 	smc_stats_free(sn->stats);

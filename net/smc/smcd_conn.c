@@ -58,6 +58,46 @@ void smcd_tx_write(struct smc_conn *c)
 }
 
 /*
+ * loopback-ism has SMC_LO_MAX_DMBS for the whole host.  Any user may
+ * make network namespaces, so each one but init_net gets an eighth of
+ * them, and all of those together half: the host's own connections
+ * always find DMBs.  init_net is not counted at all.
+ */
+#define SMCD_NETNS_DMBS		(SMC_LO_MAX_DMBS / 8)
+#define SMCD_USER_NETS_DMBS	(SMC_LO_MAX_DMBS / 2)
+
+static atomic_t smcd_user_nets_dmbs = ATOMIC_INIT(0);
+
+/* May a connection in @net own one more DMB?  Counts it if so */
+static bool smcd_budget_get(struct net *net)
+{
+	struct smc_net *sn;
+
+	if (net_eq(net, &init_net))
+		return true;
+	sn = smc_net(net);
+	if (atomic_inc_return(&sn->smcd_dmbs) > SMCD_NETNS_DMBS)
+		goto out_net;
+	if (atomic_inc_return(&smcd_user_nets_dmbs) > SMCD_USER_NETS_DMBS)
+		goto out_all;
+	return true;
+
+out_all:
+	atomic_dec(&smcd_user_nets_dmbs);
+out_net:
+	atomic_dec(&sn->smcd_dmbs);
+	return false;
+}
+
+static void smcd_budget_put(struct net *net)
+{
+	if (net_eq(net, &init_net))
+		return;
+	atomic_dec(&smcd_user_nets_dmbs);
+	atomic_dec(&smc_net(net)->smcd_dmbs);
+}
+
+/*
  * The connection as its two ends and no other know it, for struct
  * smcd_end: the first sequence number after the server's SYN on the
  * clcsock.  The server reads it from what it sent (snd_una less the
@@ -93,6 +133,9 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev,
 	struct smcd_dmb *dmb;
 	int comp, want;
 
+	/* the netns's budget spent: Decline as a device out of DMBs */
+	if (!smcd_budget_get(sock_net(&smc->sk)))
+		return -ENOSPC;
 	want = smc_buf_compress(READ_ONCE(smc->sk.sk_rcvbuf) / 2,
 				SMCD_DMB_MAX_CLASS);
 	for (comp = want; comp >= 0; comp--) {
@@ -101,10 +144,12 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev,
 		if (!IS_ERR(dmb))
 			break;
 		if (PTR_ERR(dmb) == -ENOSPC)
-			return -ENOSPC;
+			break;
 	}
-	if (comp < 0)
-		return -ENOMEM;
+	if (IS_ERR(dmb)) {
+		smcd_budget_put(sock_net(&smc->sk));
+		return PTR_ERR(dmb) == -ENOSPC ? -ENOSPC : -ENOMEM;
+	}
 	smc_stats_buf_get(smc->stats, SMC_STATS_D, true, dmb->len, false,
 			  comp < want);
 
@@ -170,6 +215,7 @@ void smcd_conn_teardown(struct smc_sock *smc)
 		smc_stats_buf_put(smc->stats, SMC_STATS_D, true, c->rmb->len);
 		dev->ops->unregister_dmb(dev, c->rmb);
 		c->rmb = NULL;
+		smcd_budget_put(sock_net(&smc->sk));
 	}
 	if (c->peer) {
 		smc_stats_buf_put(smc->stats, SMC_STATS_D, false,
