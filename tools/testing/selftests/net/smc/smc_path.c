@@ -8,13 +8,14 @@
  *   inode=N state=NAME(N) mode=NAME reason=0x... peer=0x...
  *   local=ADDR:PORT remote=ADDR:PORT
  *
- * With -v, SMC_DIAG_CONNINFO and SMC_DIAG_DMBINFO are asked for too and
- * shown, where the kernel sends them, on indented lines:
+ * With -v, SMC_DIAG_CONNINFO, SMC_DIAG_DMBINFO and SMC_DIAG_LGRINFO are
+ * asked for too and shown, where the kernel sends them, on indented lines:
  *   conn token=0x... rmbe=N peer_rmbe=N sndbuf=N
  *        rx_prod=W:C rx_cons=W:C tx_prod=W:C tx_cons=W:C
  *        rx_flags=0x.. rx_state=0x.. tx_flags=0x.. tx_state=0x..
  *   dmb lgr=0x... token=0x... peer_token=0x... gid=0x...[/0x...]
  *        peer_gid=0x...[/0x...]
+ *   link id=N dev=IBDEV port=N
  * (each record on one line; the GID extension only in a 56-byte payload)
  *
  * With -w MS the lookup is repeated every 20 ms until a connected
@@ -44,7 +45,8 @@ static void usage(const char *prog)
 		"  -e        check every connected socket against\n"
 		"            SMC_EXPECT_PATH/SMC_EXPECT_REASON; exit 2 if no\n"
 		"            connected socket matched the filters\n"
-		"  -v        also the connection and DMB details (SMC-D)\n"
+		"  -v        also the connection details, the DMB (SMC-D)\n"
+		"            and the link (SMC-R)\n"
 		"  -w MS     look again every 20 ms, for up to MS ms, until a\n"
 		"            connected socket matches (one cheap process for\n"
 		"            watching a benchmark)\n",
@@ -165,6 +167,11 @@ static void print_details(const struct smc_sock_info *si)
 	} else if (si->dmbinfo_len) {
 		printf("  dmb: short attribute (%d bytes)\n", si->dmbinfo_len);
 	}
+	if (smc_has_lgrinfo(si))
+		printf("  link id=%u dev=%s port=%u\n", si->lgr.link_id,
+		       si->lgr.ibname, si->lgr.ibport);
+	else if (si->lgrinfo_len)
+		printf("  link: short attribute (%d bytes)\n", si->lgrinfo_len);
 }
 
 static int connected_state(int state)
@@ -229,7 +236,8 @@ int main(int argc, char **argv)
 			check = 1;
 			break;
 		case 'v':
-			ext = SMC_TEST_EXT_CONNINFO | SMC_TEST_EXT_DMBINFO;
+			ext = SMC_TEST_EXT_CONNINFO | SMC_TEST_EXT_DMBINFO |
+			      SMC_TEST_EXT_LGRINFO;
 			break;
 		case 'w':
 			wait_ms = atoi(optarg);

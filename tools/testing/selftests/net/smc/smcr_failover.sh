@@ -91,6 +91,27 @@ moved()
 	sed -n "s/.* role $1 .* moved \([0-9]*\)$/\1/p" "$LGRS" | head -1
 }
 
+# conns_on DEV: connections (either end's) whose link is on DEV
+conns_on()
+{
+	"$SMC_PATH" -v 2>/dev/null | grep -c "^  link .* dev=$1 "
+}
+
+# start_on TAG DEV OTHER: 4 transfers of 40 MB each way, connected and
+# held (hold_many), some of them on DEV, whose link goes next; then
+# let go (go_many).  Says how many each device carries.
+start_on()
+{
+	local on rc=0
+
+	hold_many "$1" 4 40000000 || rc=1
+	on=$(conns_on "$2")
+	ktap_diag "connections on $2: $on, on $3: $(conns_on "$3")"
+	[ "$on" -gt 0 ] || rc=1
+	go_many "$1"
+	return $rc
+}
+
 # pair_up 1|2: a pair up again, with the routes its down took away
 pair_up()
 {
@@ -130,9 +151,9 @@ ktap_result "8 transfers over a group of two links, verified" $rc
 # its link move to the other one and complete
 base_c=$(moved client)
 base_s=$(moved server)
-start_many down1 4 40000000
-ip link set "$SMCR_NETA" down
 rc=0
+start_on down1 "$SMCR_RXEA" "$SMCR_RXEA2" || rc=1
+ip link set "$SMCR_NETA" down
 end_many down1 || rc=1
 wait_until 20 one_link "$SMCR_RXEA2" "$SMCR_RXEB2" || rc=1
 [ "$(moved client)" -gt "$base_c" ] && [ "$(moved server)" -gt "$base_s" ] ||
@@ -157,9 +178,9 @@ ktap_result "first pair up again: the second link comes back" $rc
 
 # 6: now the second pair goes down: the connections move back
 base_c=$(moved client)
-start_many down2 4 40000000
-ip link set "$SMCR_NETB2" down
 rc=0
+start_on down2 "$SMCR_RXEB2" "$SMCR_RXEB" || rc=1
+ip link set "$SMCR_NETB2" down
 end_many down2 || rc=1
 wait_until 20 one_link "$SMCR_RXEA" "$SMCR_RXEB" || rc=1
 [ "$(moved client)" -gt "$base_c" ] || rc=1

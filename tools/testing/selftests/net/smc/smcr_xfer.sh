@@ -30,26 +30,51 @@ xfer()
 	xfer_rc=$rc
 }
 
-# start_many TAG N BYTES: N transfers to SMCR_B of BYTES each way,
-# running once this returns (pids in many)
-start_many()
+# hold_many TAG N BYTES: N transfers to SMCR_B of BYTES each way,
+# connected, with each end holding before its transfer (smc_xfer -H)
+# until go_many TAG (pids in many).  Non-zero when the connections
+# were not all made within 30 s.
+hold_many()
 {
-	local i port
+	local i port rc=0
 
 	many=()
 	for i in $(seq "$2"); do
 		port=$(free_port)
 		"$XFER" -s "$SMCR_B" "$port" -n "$3" -m "$3" -S "$i" \
-			-t 240 -r "$tmp_dir/$1.r$i" > "$tmp_dir/$1.s$i" 2>&1 &
+			-t 240 -r "$tmp_dir/$1.r$i" -H "$tmp_dir/$1.hs$i" \
+			> "$tmp_dir/$1.s$i" 2>&1 &
 		many+=($!)
 		track $!
 		wait_until 10 test -e "$tmp_dir/$1.r$i"
 		"$XFER" -c "$SMCR_B" "$port" -n "$3" -m "$3" -S "$i" \
-			-t 240 > "$tmp_dir/$1.c$i" 2>&1 &
+			-t 240 -H "$tmp_dir/$1.hc$i" > "$tmp_dir/$1.c$i" 2>&1 &
 		many+=($!)
 		track $!
 	done
-	sleep 2
+	for i in $(seq "$2"); do
+		wait_until 30 test -e "$tmp_dir/$1.hs$i" -a -e "$tmp_dir/$1.hc$i" ||
+			rc=1
+	done
+	return $rc
+}
+
+# go_many TAG: the transfers of hold_many TAG start, all at once
+go_many()
+{
+	rm -f "$tmp_dir/$1".h[cs]*
+}
+
+# start_many TAG N BYTES: hold_many, then go_many: once this returns,
+# every connection is on its link and in the middle of its transfer,
+# for what a test does next (a link down) to find it there
+start_many()
+{
+	local rc=0
+
+	hold_many "$@" || rc=1
+	go_many "$1"
+	return $rc
 }
 
 # end_many TAG: every transfer of start_many TAG succeeded
