@@ -43,7 +43,9 @@
  *	client would run SMC-R already) but drop the connection.  The
  *	Confirm's alert token is TOKEN (default 0x7777).  Prints
  *	"accept first-contact X ...", then "decline 0xCODE" or "closed";
- *	exit 0 when the server closed without a Decline.
+ *	exit 0 when the server closed without a Decline.  With
+ *	SMC_HOSTILE_SRC set, the connection comes from that IPv4 address
+ *	instead of the host's own choice.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -3300,7 +3302,9 @@ static int smcr_accept_server(struct in_addr addr, uint16_t port, int k)
 static int smcr_reuse_client(struct sockaddr_in sa, const uint8_t *gid,
 			     uint32_t token)
 {
+	struct sockaddr_in from = { .sin_family = AF_INET };
 	static uint8_t buf[CLC_MAX + 64];
+	const char *src;
 	int fd, len, got, end, err, e;
 	struct acc_r conf;
 	struct prop p;
@@ -3311,6 +3315,15 @@ static int smcr_reuse_client(struct sockaddr_in sa, const uint8_t *gid,
 	cg_enter_peer();
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	cg_enter_app();
+	/* SMC_HOSTILE_SRC: connect from this address, not the GID's */
+	src = getenv("SMC_HOSTILE_SRC");
+	if (fd >= 0 && src) {
+		if (inet_pton(AF_INET, src, &from.sin_addr) != 1 ||
+		    bind(fd, (struct sockaddr *)&from, sizeof(from))) {
+			printf("bind %s: %s\n", src, strerror(errno));
+			return 1;
+		}
+	}
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		printf("connect: %s\n", strerror(errno));
 		return 1;

@@ -22,7 +22,7 @@ LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 XFER=$HERE/smc_xfer
 NLCHECK=$HERE/smc_nl_check.py
 SMC_TOOL=$REPO/tools/net/smc/smc
-NCASES=41
+NCASES=42
 NSMOKE=10
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
@@ -715,6 +715,46 @@ for s in json.load(sys.stdin):
 	fi
 else
 	ktap_skip "a failed Confirm resets no other connection of the group" \
+		"no hostile_peer"
+fi
+
+# 20c: a GID in a Proposal is only a claim.  The same hostile client,
+# first from A's address (it joins A's group with B: the Accept says no
+# first contact), then from another address of end A's that no link of
+# the group has: there the claim of A's GID must not join the group;
+# the Accept says first contact.
+if [ -x "$HERE/hostile_peer" ]; then
+	rc=0
+	port=$(free_port)
+	stranger=198.51.100.9
+	# the hostile client's listener: it never gets a connection
+	"$XFER" -s "$SMCR_B" "$port" -t 90 -r "$tmp_dir/sready" \
+		> /dev/null 2>&1 &
+	ssrv=$!
+	track $ssrv
+	ip addr add "$stranger/32" dev "$SMCR_NETA" || rc=1
+	wait_until 10 test -e "$tmp_dir/sready" || rc=1
+	"$HERE/hostile_peer" smcr-reuse-client "$SMCR_B" "$port" \
+		"::ffff:$SMCR_A" > "$tmp_dir/hrc3" 2>&1
+	hrc=$?
+	SMC_HOSTILE_SRC=$stranger "$HERE/hostile_peer" smcr-reuse-client \
+		"$SMCR_B" "$port" "::ffff:$SMCR_A" > "$tmp_dir/hrc4" 2>&1
+	ip addr del "$stranger/32" dev "$SMCR_NETA"
+	kill $ssrv 2>/dev/null
+	wait $ssrv 2>/dev/null
+	ktap_diag "from $SMCR_A: $(cat "$tmp_dir/hrc3")"
+	ktap_diag "from $stranger: $(cat "$tmp_dir/hrc4")"
+	if [ $hrc = "$KSFT_SKIP" ]; then
+		ktap_skip "a GID claimed from another address joins no group" \
+			"no BPF or cgroup v2"
+	else
+		grep -q '^accept first-contact 0' "$tmp_dir/hrc3" || rc=1
+		grep -q '^accept first-contact 1' "$tmp_dir/hrc4" || rc=1
+		ktap_result "a GID claimed from another address joins no group" \
+			$rc
+	fi
+else
+	ktap_skip "a GID claimed from another address joins no group" \
 		"no hostile_peer"
 fi
 
