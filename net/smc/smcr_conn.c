@@ -23,6 +23,7 @@
 #include <linux/random.h>
 #include <linux/smc_diag.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
 #include <net/route.h>
 #include <net/sock.h>
 
@@ -473,11 +474,29 @@ static void smcr_link_peer(struct smcr_link *link,
 			  a->r.qp_mtu ?: IB_MTU_256);
 }
 
+/*
+ * The TCP peer's address of @smc's handshake, IPv4 as IPv4-mapped: the
+ * address a claim to join a link group is bound to
+ */
+static void smcr_tcp_peer(struct smc_sock *smc, struct in6_addr *addr)
+{
+	struct sock *clcsk = smc_clcsk(smc);
+
+#if IS_ENABLED(CONFIG_IPV6)
+	if (clcsk->sk_family == AF_INET6) {
+		*addr = clcsk->sk_v6_daddr;
+		return;
+	}
+#endif
+	ipv6_addr_set_v4mapped(inet_sk(clcsk)->inet_daddr, addr);
+}
+
 /* First contact: what the peer's Accept or Confirm @a tells of it */
 static void smcr_lgr_note_peer(struct smcr_lgr *lgr,
 			       const struct smc_clc_accept *a,
 			       struct smc_sock *smc)
 {
+	smcr_tcp_peer(smc, &lgr->peer_addr);
 	memcpy(lgr->peer_id, a->r.peer_id, SMC_CLC_PEER_ID_LEN);
 	lgr->peer_os = a->fce.os_type;
 	lgr->direct = a->fce.v2_direct;
@@ -618,6 +637,7 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 	u8 version = a->version;
 	u8 eid[SMC_CLC_EID_LEN];
 	struct smcr_lgr *lgr;
+	struct in6_addr peer;
 	u32 reason;
 	int rc, len;
 
@@ -662,7 +682,9 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 			return 0;
 		}
 	} else {
-		lgr = smcr_lgr_find_client(sock_net(&smc->sk), a, &link);
+		smcr_tcp_peer(smc, &peer);
+		lgr = smcr_lgr_find_client(sock_net(&smc->sk), a, &link,
+					   &peer);
 		if (!lgr) {
 			smc_hs_decline(smc, SMC_CLC_DECL_SYNCERR, a->version);
 			return 0;
@@ -817,12 +839,14 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs, u8 version)
 							     &hs->gi;
 	struct smc_clc_proposal *p = &hs->p;
 	struct smc_clc_accept *a = &hs->a;
+	struct in6_addr peer;
 	struct smcr_lgr *lgr;
 	bool first = false;
 	u32 reason;
 	int rc, len;
 
-	lgr = smcr_lgr_find_server(sock_net(&child->sk), p, version);
+	smcr_tcp_peer(child, &peer);
+	lgr = smcr_lgr_find_server(sock_net(&child->sk), p, version, &peer);
 	if (!lgr) {
 		first = true;
 		lgr = smcr_lgr_create(SMCR_LGR_SERVER, gi,

@@ -27,6 +27,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
 
 #include "smc.h"
 #include "smcr_dev.h"
@@ -447,14 +448,41 @@ static struct smcr_link *smcr_lgr_link_to(struct smcr_lgr *lgr,
 }
 
 /*
+ * Is @tcp_peer, the TCP peer of a handshake that names @lgr's peer by
+ * its GID, that peer: the TCP peer of the group's first contact, or the
+ * address of one of the peer's GIDs (a v2 GID is an IPv4-mapped
+ * address; the peer answered at it to bring its link up)?  The GID in a
+ * Proposal or Accept is only a claim, which anyone can make: made from
+ * another address, it gets a group of its own.  smcr_lgrs_lock held.
+ */
+static bool smcr_lgr_peer_at(const struct smcr_lgr *lgr,
+			     const struct in6_addr *tcp_peer)
+{
+	const struct smcr_link *link;
+	unsigned int i;
+
+	lockdep_assert_held(&smcr_lgrs_lock);
+	if (ipv6_addr_equal(&lgr->peer_addr, tcp_peer))
+		return true;
+	for (i = 0; i < SMCR_LINKS; i++) {
+		link = lgr->links[i];
+		if (link && !memcmp(link->peer_gid, tcp_peer, SMC_CLC_GID_LEN))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Server: a usable group of @version for the client of Proposal @p,
  * with room for a connection.  v1 groups go by the client's system ID,
  * RoCE GID and MAC, and the VLAN of its LAN; v2 groups by its v2 GID.
- * Only groups of @net, the listener's netns.  Referenced.
+ * Only groups of @net, the listener's netns, whose peer is at
+ * @tcp_peer, the client's address.  Referenced.
  */
 struct smcr_lgr *smcr_lgr_find_server(const struct net *net,
 				      const struct smc_clc_proposal *p,
-				      u8 version)
+				      u8 version,
+				      const struct in6_addr *tcp_peer)
 {
 	bool v1 = version == SMC_V1;
 	struct smcr_lgr *lgr, *found = NULL;
@@ -463,7 +491,8 @@ struct smcr_lgr *smcr_lgr_find_server(const struct net *net,
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
 		if (lgr->role != SMCR_LGR_SERVER || !lgr->ready ||
 		    lgr->net_cookie != net->net_cookie ||
-		    lgr->version != version || lgr->conns >= lgr->max_conns)
+		    lgr->version != version || lgr->conns >= lgr->max_conns ||
+		    !smcr_lgr_peer_at(lgr, tcp_peer))
 			continue;
 		if (v1 && (memcmp(lgr->peer_id, p->peer_id,
 				  SMC_CLC_PEER_ID_LEN) ||
@@ -482,11 +511,13 @@ struct smcr_lgr *smcr_lgr_find_server(const struct net *net,
 /*
  * Client: our group of the Accept's version with a link to the
  * server's QP at the GID (v1: and MAC) of Accept @a, and that link
- * (*@link); only groups of @net, the socket's netns.  Referenced.
+ * (*@link); only groups of @net, the socket's netns, whose peer is at
+ * @tcp_peer, the server's address.  Referenced.
  */
 struct smcr_lgr *smcr_lgr_find_client(const struct net *net,
 				      const struct smc_clc_accept *a,
-				      struct smcr_link **link)
+				      struct smcr_link **link,
+				      const struct in6_addr *tcp_peer)
 {
 	const u8 *mac = a->version == SMC_V1 ? a->r.mac : NULL;
 	struct smcr_lgr *lgr, *found = NULL;
@@ -495,7 +526,8 @@ struct smcr_lgr *smcr_lgr_find_client(const struct net *net,
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
 		if (lgr->role != SMCR_LGR_CLIENT || !lgr->ready ||
 		    lgr->net_cookie != net->net_cookie ||
-		    lgr->version != a->version)
+		    lgr->version != a->version ||
+		    !smcr_lgr_peer_at(lgr, tcp_peer))
 			continue;
 		*link = smcr_lgr_link_to(lgr, a->r.gid, a->r.qpn, mac);
 		if (!*link)

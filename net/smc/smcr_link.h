@@ -25,6 +25,7 @@
 #define __SMCR_LINK_H
 
 #include <linux/completion.h>
+#include <linux/in6.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/refcount.h>
@@ -249,6 +250,7 @@ struct smcr_lgr {
 	u8			peer_host[SMC_CLC_HOSTNAME_LEN];
 	u8			eid[SMC_CLC_EID_LEN];
 	u64			net_cookie;
+	struct in6_addr		peer_addr;	/* TCP peer: IPv4-mapped */
 	refcount_t		refs;
 	/* under smcr_lgrs_lock and buf_lock, either for readers */
 	struct smcr_link	*links[SMCR_LINKS];
@@ -405,10 +407,12 @@ struct smc_clc_proposal;
 struct smc_clc_accept;
 struct smcr_lgr *smcr_lgr_find_server(const struct net *net,
 				      const struct smc_clc_proposal *p,
-				      u8 version);
+				      u8 version,
+				      const struct in6_addr *tcp_peer);
 struct smcr_lgr *smcr_lgr_find_client(const struct net *net,
 				      const struct smc_clc_accept *a,
-				      struct smcr_link **link);
+				      struct smcr_link **link,
+				      const struct in6_addr *tcp_peer);
 int smcr_lgr_add_conn(struct smcr_lgr *lgr, struct smc_sock *smc,
 		      struct smcr_link *link);
 struct smcr_link *smcr_lgr_peer_link(struct smcr_lgr *lgr, const u8 *gid,
