@@ -24,9 +24,32 @@
  * root connection in init_net made meanwhile must take SMC-D; after
  * the attacker is gone the DMB counters are back at their baseline.
  *
- * SMCD_ABUSE_CLOSES, SMCD_ABUSE_URG_BYTES and SMCD_ABUSE_FLOOD_PAIRS
- * (the most pairs the flood tries, 700) change the sizes;
- * SMCD_ABUSE_ONLY=NAME runs one case and skips the other.
+ * setsockopt_against_close: uid 65534 runs 300 rounds of a pair whose
+ * sockets two threads hammer with setsockopt()/getsockopt() (TCP and
+ * socket options, every fourth round also TCP_FASTOPEN_CONNECT, which
+ * turns a connect still in its handshake into a fallback) while the
+ * handshake runs, while either end shuts down and while the peer
+ * closes.  Every round must end within 5 s, every 50th pair must be on
+ * the expected path at both ends, no AF_SMC socket of the user may be
+ * left after it exits, and no splat may appear in the kernel log.
+ *
+ * cdc_against_free: uid 65534 runs 300 rounds of a pair where one end
+ * streams 64 KiB writes as fast as it can while the other reads a
+ * little and closes with unread data (every other round with
+ * SO_LINGER {1, 0}); the ends swap roles each round.  The writer must
+ * learn of the end (EPIPE or ECONNRESET) within 5 s, every 50th pair
+ * must be on the expected path, and no splat may appear: the peer's
+ * CDCs (SMC-R) or doorbells (SMC-D) still arriving while the closing
+ * end frees its connection must find it gone.
+ *
+ * The last two run over SMC-D on 127.0.0.1 by default; with
+ * SMC_TEST_ADDR4 and SMC_EXPECT_PATH=smcr (smcr.sh) they run over
+ * SMC-R, and SMC-D is left off.
+ *
+ * SMCD_ABUSE_CLOSES, SMCD_ABUSE_URG_BYTES, SMCD_ABUSE_FLOOD_PAIRS
+ * (the most pairs the flood tries, 700) and SMCD_ABUSE_ROUNDS (of the
+ * last two cases) change the sizes; SMCD_ABUSE_ONLY=NAME runs one case
+ * and skips the others.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,6 +68,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -113,6 +137,22 @@ static int kmsg_splats(int fd)
 	return n;
 }
 
+/* Result @name: @ok, and no splat logged since kmsg_open() gave @kfd */
+static void kmsg_result(int kfd, int ok, const char *name)
+{
+	int n = kmsg_splats(kfd);
+
+	if (n > 0) {
+		ktap_diag("%d splat line(s) in the kernel log", n);
+		ok = 0;
+	} else if (n < 0) {
+		ktap_diag("no /dev/kmsg: the kernel log is left to the harness");
+	}
+	if (kfd >= 0)
+		close(kfd);
+	ktap_result(ok, name);
+}
+
 /* ---- the attacker ---- */
 
 static int become_nobody(void)
@@ -127,15 +167,15 @@ static int become_nobody(void)
 	return 0;
 }
 
+/* 127.0.0.1, or SMC_TEST_ADDR4 */
 static int lo_addr(struct sockaddr_in *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->sin_family = AF_INET;
-	a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	return 0;
+	return smc_test_addr4(&a->sin_addr);
 }
 
-/* An AF_SMC listener on 127.0.0.1, its address in @a */
+/* An AF_SMC listener on lo_addr()'s address, its address in @a */
 static int smc_listener(struct sockaddr_in *a, int backlog)
 {
 	socklen_t l = sizeof(*a);
@@ -184,6 +224,33 @@ static int is_smcd(int fd, const char *end)
 	ktap_diag("%s: mode %s, reason 0x%08x, peer 0x%08x; expected smcd",
 		  end, smc_mode_name(si.mode), si.reason, si.peer_diag);
 	return 0;
+}
+
+/* 1 when @fd is on the path SMC_EXPECT_PATH names, SMC-D if unset */
+static int on_path(int fd, const char *end)
+{
+	const char *want = getenv("SMC_EXPECT_PATH");
+	char why[256];
+
+	if (!want || !*want)
+		return is_smcd(fd, end);
+	if (!smc_check_fd_path(fd, 2000, why, sizeof(why)))
+		return 1;
+	ktap_diag("%s: %s", end, why);
+	return 0;
+}
+
+/* The attacker's start: uid 65534, then an AF_SMC listener (in @a) */
+static int nobody_listener(struct sockaddr_in *a)
+{
+	int lfd;
+
+	if (become_nobody())
+		return -1;
+	lfd = smc_listener(a, 16);
+	if (lfd < 0)
+		ktap_diag("listener: %s", strerror(errno));
+	return lfd;
 }
 
 static unsigned long env_ul(const char *name, unsigned long def)
@@ -242,13 +309,9 @@ static int urg_attacker(void)
 	long start = now_ms(), t;
 	pthread_t th;
 
-	if (become_nobody())
+	lfd = nobody_listener(&a);
+	if (lfd < 0)
 		return 1;
-	lfd = smc_listener(&a, 16);
-	if (lfd < 0) {
-		ktap_diag("listener: %s", strerror(errno));
-		return 1;
-	}
 	if (pthread_create(&th, NULL, urg_sender, &u)) {
 		ktap_diag("cannot start the sender");
 		return 1;
@@ -343,19 +406,316 @@ static int run_attacker(int (*fn)(void), int timeout_s)
 
 static void urgent_data_against_close(void)
 {
-	int kfd = kmsg_open(), ok, n;
+	int kfd = kmsg_open(), ok;
 
 	ok = run_attacker(urg_attacker, 900);
-	n = kmsg_splats(kfd);
-	if (n > 0) {
-		ktap_diag("%d splat line(s) in the kernel log", n);
-		ok = 0;
-	} else if (n < 0) {
-		ktap_diag("no /dev/kmsg: the kernel log is left to the harness");
+	kmsg_result(kfd, ok, "urgent_data_against_close");
+}
+
+/* ---- setsockopt_against_close ---- */
+
+static const struct race_opt {
+	int level, name, val;
+} race_opts[] = {
+	{ SOL_TCP, TCP_NODELAY, 1 },
+	{ SOL_TCP, TCP_NODELAY, 0 },
+	{ SOL_TCP, TCP_CORK, 1 },
+	{ SOL_TCP, TCP_CORK, 0 },
+	{ SOL_TCP, TCP_KEEPIDLE, 30 },
+	{ SOL_TCP, TCP_QUICKACK, 1 },
+	{ SOL_TCP, TCP_DEFER_ACCEPT, 1 },
+	{ SOL_SOCKET, SO_KEEPALIVE, 1 },
+	{ SOL_SOCKET, SO_RCVBUF, 65536 },
+	{ SOL_SOCKET, SO_SNDBUF, 65536 },
+	/* last: in some rounds only, it makes the connection fall back */
+	{ SOL_TCP, TCP_FASTOPEN_CONNECT, 1 },
+};
+
+#define RACE_OPTS	(sizeof(race_opts) / sizeof(*race_opts))
+
+struct opt_hammer {
+	pthread_t	th;
+	int		fd;
+	int		nopts;		/* how many of race_opts to use */
+	atomic_int	stop;
+	unsigned long	calls;
+};
+
+static void *opt_hammer(void *arg)
+{
+	struct opt_hammer *h = arg;
+	unsigned int seed = (unsigned int)(uintptr_t)h ^ getpid();
+	const struct race_opt *o;
+	socklen_t l;
+	int v;
+
+	while (!atomic_load(&h->stop)) {
+		o = &race_opts[rand_r(&seed) % h->nopts];
+		v = o->val;
+		setsockopt(h->fd, o->level, o->name, &v, sizeof(v));
+		l = sizeof(v);
+		getsockopt(h->fd, o->level, o->name, &v, &l);
+		h->calls++;
 	}
-	if (kfd >= 0)
-		close(kfd);
-	ktap_result(ok, "urgent_data_against_close");
+	return NULL;
+}
+
+static int hammer_start(struct opt_hammer *h, int fd, int nopts)
+{
+	h->fd = fd;
+	h->nopts = nopts;
+	h->calls = 0;
+	atomic_store(&h->stop, 0);
+	return pthread_create(&h->th, NULL, opt_hammer, h);
+}
+
+static unsigned long hammer_stop(struct opt_hammer *h)
+{
+	atomic_store(&h->stop, 1);
+	pthread_join(h->th, NULL);
+	return h->calls;
+}
+
+/* accept() on @lfd within @ms, or -1 */
+static int accept_within(int lfd, int ms)
+{
+	struct pollfd p = { .fd = lfd, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1)
+		return -1;
+	return accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+}
+
+/* @fd's connect completed within @ms */
+static int connected_within(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	socklen_t l = sizeof(int);
+	int err = 0;
+
+	if (poll(&p, 1, ms) != 1)
+		return 0;
+	return !getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &l) && !err;
+}
+
+static int opt_attacker(void)
+{
+	unsigned long rounds = env_ul("SMCD_ABUSE_ROUNDS", 300);
+	unsigned long i, calls = 0, checked = 0, seed = getpid();
+	struct opt_hammer h[3];
+	struct sockaddr_in a;
+	int lfd, cli, srv, n, fb, ok = 1;
+	long start = now_ms(), t;
+
+	lfd = nobody_listener(&a);
+	if (lfd < 0)
+		return 1;
+	for (i = 0; ok && i < rounds; i++) {
+		t = now_ms();
+		fb = i % 4 == 3;
+		n = fb ? RACE_OPTS : RACE_OPTS - 1;
+		cli = socket(AF_SMC, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			     SMCPROTO_SMC);
+		if (cli < 0 || hammer_start(&h[0], cli, n) ||
+		    hammer_start(&h[1], cli, n)) {
+			ktap_diag("round %lu: set-up failed", i);
+			return 1;
+		}
+		if (connect(cli, (struct sockaddr *)&a, sizeof(a)) &&
+		    errno != EINPROGRESS) {
+			ktap_diag("round %lu: connect: %s", i, strerror(errno));
+			ok = 0;
+		}
+		srv = accept_within(lfd, 5000);
+		if (srv < 0) {
+			ktap_diag("round %lu: no connection in 5 s", i);
+			ok = 0;
+		} else if (hammer_start(&h[2], srv, RACE_OPTS - 1)) {
+			return 1;
+		}
+		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+		usleep((seed >> 33) % 2000);
+		if (ok && !fb && i % 50 == 0) {
+			ok = connected_within(cli, 5000) &&
+			     on_path(cli, "client") && on_path(srv, "server");
+			checked++;
+		}
+		/* an end goes while options are set on both */
+		switch (i % 3) {
+		case 0:
+			shutdown(cli, SHUT_RDWR);
+			break;
+		case 1:
+			if (srv >= 0)
+				shutdown(srv, SHUT_RDWR);
+			break;
+		default:
+			/* a pair fallen back or reset already: fine */
+			(void)!write(cli, "x", 1);
+			shutdown(cli, SHUT_WR);
+			break;
+		}
+		usleep((seed >> 40) % 1000);
+		calls += hammer_stop(&h[0]) + hammer_stop(&h[1]);
+		if (srv >= 0) {
+			calls += hammer_stop(&h[2]);
+			close(srv);
+		}
+		close(cli);
+		if (now_ms() - t > 5000) {
+			ktap_diag("round %lu took %ld ms", i, now_ms() - t);
+			ok = 0;
+		}
+	}
+	close(lfd);
+	ktap_diag("%lu rounds, %lu option calls, %lu pairs checked on the path, %ld ms",
+		  i, calls, checked, now_ms() - start);
+	return !ok;
+}
+
+/* AF_SMC sockets of uid 65534 in smc_diag */
+static int nobody_sockets(void)
+{
+	struct smc_sock_info *si;
+	int i, n, mine = 0;
+
+	n = smc_diag_dump(&si);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		mine += si[i].uid == NOBODY;
+	free(si);
+	return mine;
+}
+
+/* No socket of the attacker's is left within 10 s */
+static int nobody_left(void)
+{
+	long t = now_ms();
+	int n;
+
+	while ((n = nobody_sockets()) > 0 && now_ms() - t < 10000)
+		msleep(50);
+	if (n)
+		ktap_diag("%d AF_SMC socket(s) of uid %d left 10 s after it exited",
+			  n, NOBODY);
+	return !n;
+}
+
+/* run_attacker(@fn), then the kernel log and the leftovers */
+static void race_case(const char *name, int (*fn)(void))
+{
+	int kfd = kmsg_open(), ok;
+
+	ok = run_attacker(fn, 900);
+	ok = nobody_left() && ok;
+	kmsg_result(kfd, ok, name);
+}
+
+/* ---- cdc_against_free ---- */
+
+struct streamer {
+	pthread_t	th;
+	int		fd;
+	atomic_int	stop;
+	int		err;		/* the errno that ended it, or 0 */
+	unsigned long	bytes;
+};
+
+static void *streamer(void *arg)
+{
+	static char buf[65536];
+	struct streamer *w = arg;
+	struct pollfd p;
+	ssize_t r;
+
+	while (!atomic_load(&w->stop)) {
+		r = send(w->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r > 0) {
+			w->bytes += r;
+			continue;
+		}
+		if (r < 0 && errno != EAGAIN && errno != EINTR) {
+			w->err = errno;
+			break;
+		}
+		p.fd = w->fd;
+		p.events = POLLOUT;
+		poll(&p, 1, 10);
+	}
+	return NULL;
+}
+
+static int free_attacker(void)
+{
+	unsigned long rounds = env_ul("SMCD_ABUSE_ROUNDS", 300);
+	unsigned long i, checked = 0, bytes = 0, seed = getpid();
+	int lfd, cli, srv, wfd, rfd, ok = 1;
+	struct linger lg = { 1, 0 };
+	static char buf[65536];
+	struct sockaddr_in a;
+	struct streamer w;
+	long start = now_ms(), t, want, got;
+	ssize_t r;
+
+	lfd = nobody_listener(&a);
+	if (lfd < 0)
+		return 1;
+	for (i = 0; ok && i < rounds; i++) {
+		cli = smc_connect(&a);
+		srv = cli < 0 ? -1 : accept_within(lfd, 5000);
+		if (srv < 0) {
+			ktap_diag("round %lu: %s", i, strerror(errno));
+			if (cli >= 0)
+				close(cli);
+			ok = 0;
+			break;
+		}
+		if (i % 50 == 0) {
+			ok = on_path(cli, "client") && on_path(srv, "server");
+			checked++;
+		}
+		/* the ends swap roles each round */
+		wfd = i % 2 ? cli : srv;
+		rfd = i % 2 ? srv : cli;
+		memset(&w, 0, sizeof(w));
+		w.fd = wfd;
+		if (pthread_create(&w.th, NULL, streamer, &w))
+			return 1;
+		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+		want = (seed >> 33) % (256 * 1024);
+		for (got = 0, t = now_ms(); got < want && now_ms() - t < 5000;
+		     got += r) {
+			r = recv(rfd, buf, sizeof(buf), MSG_DONTWAIT);
+			if (r < 0 && errno == EAGAIN) {
+				r = 0;
+				sched_yield();
+			} else if (r <= 0) {
+				break;
+			}
+		}
+		/* unread data left: the close resets, as TCP's would */
+		if (i % 4 >= 2)
+			setsockopt(rfd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		close(rfd);
+		t = now_ms();
+		while (!w.err && now_ms() - t < 5000)
+			msleep(5);
+		atomic_store(&w.stop, 1);
+		pthread_join(w.th, NULL);
+		bytes += w.bytes;
+		if (w.err != EPIPE && w.err != ECONNRESET) {
+			ktap_diag("round %lu: the writer %s after its peer closed",
+				  i, w.err ? strerror(w.err) :
+				  "still wrote 5 s");
+			ok = 0;
+		}
+		close(wfd);
+	}
+	close(lfd);
+	ktap_diag("%lu rounds, %lu bytes streamed, %lu pairs checked on the path, %ld ms",
+		  i, bytes, checked, now_ms() - start);
+	return !ok;
 }
 
 /* ---- dmb_budget_of_a_user_netns ---- */
@@ -559,7 +919,7 @@ static void dmb_budget_of_a_user_netns(void)
 {
 	struct lo_ism_stats base, held, after;
 	struct flood_report r = {};
-	int kfd, ok = 1, cli, srv, lfd, n, st;
+	int kfd, ok = 1, cli, srv, lfd, st;
 	struct sockaddr_in a;
 	struct pollfd pfd;
 	long t;
@@ -652,14 +1012,7 @@ static void dmb_budget_of_a_user_netns(void)
 			  base.dmbs_registered, base.dmbs_attached);
 		ok = 0;
 	}
-	n = kmsg_splats(kfd);
-	if (n > 0) {
-		ktap_diag("%d splat line(s) in the kernel log", n);
-		ok = 0;
-	}
-	if (kfd >= 0)
-		close(kfd);
-	ktap_result(ok, "dmb_budget_of_a_user_netns");
+	kmsg_result(kfd, ok, "dmb_budget_of_a_user_netns");
 }
 
 /* The case runs, or is skipped for SMCD_ABUSE_ONLY */
@@ -682,7 +1035,7 @@ static void on_term(int sig)
 
 int main(void)
 {
-	int fd;
+	int fd, smcr;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
@@ -692,16 +1045,27 @@ int main(void)
 	if (fd < 0)
 		ktap_no_smc(errno);
 	close(fd);
-	if (smcd_param_set(1))
+	smcr = smc_expect_smcr();
+	if (!smcr && smcd_param_set(1))
 		ktap_skip_all("no writable smcd module parameter");
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
 
-	ktap_header(2);
-	if (wanted("urgent_data_against_close"))
-		urgent_data_against_close();
-	if (wanted("dmb_budget_of_a_user_netns"))
-		dmb_budget_of_a_user_netns();
-	smcd_param_restore();
+	ktap_header(4);
+	if (smcr) {
+		ktap_skip("urgent_data_against_close", SMC_TEST_SKIP_SMCD);
+		ktap_skip("dmb_budget_of_a_user_netns", SMC_TEST_SKIP_SMCD);
+	} else {
+		if (wanted("urgent_data_against_close"))
+			urgent_data_against_close();
+		if (wanted("dmb_budget_of_a_user_netns"))
+			dmb_budget_of_a_user_netns();
+	}
+	if (wanted("setsockopt_against_close"))
+		race_case("setsockopt_against_close", opt_attacker);
+	if (wanted("cdc_against_free"))
+		race_case("cdc_against_free", free_attacker);
+	if (!smcr)
+		smcd_param_restore();
 	ktap_finish();
 }

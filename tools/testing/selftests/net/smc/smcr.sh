@@ -22,7 +22,7 @@ LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 XFER=$HERE/smc_xfer
 NLCHECK=$HERE/smc_nl_check.py
 SMC_TOOL=$REPO/tools/net/smc/smc
-NCASES=42
+NCASES=43
 NSMOKE=10
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
@@ -757,6 +757,19 @@ else
 	ktap_skip "a GID claimed from another address joins no group" \
 		"no hostile_peer"
 fi
+
+# 20d: races upstream had in 2026, over SMC-R, as uid 65534: options
+# set on both ends while the handshake runs and the ends go, and CDCs
+# arriving while their connection is freed (smcd_abuse's cases, here
+# with the rxe pair's addresses)
+rc=0
+SMCD_ABUSE_ROUNDS=60 SMC_TEST_ADDR4=$SMCR_B SMC_EXPECT_PATH=smcr \
+	SMC_EXPECT_REASON=0 "$HERE/smcd_abuse" > "$tmp_dir/races" 2>&1 ||
+	rc=1
+ktap_diag "$(grep -v '^TAP\|^1\.\.' "$tmp_dir/races")"
+grep -q '^ok [0-9]* setsockopt_against_close$' "$tmp_dir/races" || rc=1
+grep -q '^ok [0-9]* cdc_against_free$' "$tmp_dir/races" || rc=1
+ktap_result "setsockopt and CDCs racing the end of a connection, uid 65534" $rc
 
 # 21: smcr_max_send_wr and smcr_max_recv_wr at their least, on a fresh
 # module: every link of the new groups has 2 send slots and adds 2
