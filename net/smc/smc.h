@@ -549,7 +549,7 @@ void smcd_lgr_exit(void);
 void smc_conn_init(struct smc_conn *c);
 void smc_conn_start(struct smc_sock *smc, enum smc_path path);
 void smc_conn_close(struct smc_sock *smc);
-void smc_conn_rx_cdc(struct smc_sock *smc, const struct smc_cdc_view *in);
+bool smc_conn_rx_cdc(struct smc_sock *smc, const struct smc_cdc_view *in);
 int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len);
 int smc_conn_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 		     int flags);

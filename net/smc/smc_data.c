@@ -93,10 +93,11 @@ static void smc_wake_writers(struct smc_sock *smc)
 
 /*
  * The peer's cursors and flags arrived (SMC-D doorbell or SMC-R CDC):
- * take them in and wake who can make progress.  Softirq or process
- * context.
+ * take them in and wake who can make progress.  False when the CDC was
+ * older than one taken already and so dropped: nothing it says holds.
+ * Softirq or process context.
  */
-void smc_conn_rx_cdc(struct smc_sock *smc, const struct smc_cdc_view *in)
+bool smc_conn_rx_cdc(struct smc_sock *smc, const struct smc_cdc_view *in)
 {
 	bool urgent = false, abort = false, data = false, space = false;
 	struct smc_conn *c = &smc->conn;
@@ -110,7 +111,7 @@ void smc_conn_rx_cdc(struct smc_sock *smc, const struct smc_cdc_view *in)
 		if (c->cdc_rx_seq_valid &&
 		    smc_cdc_seq_older(c->cdc_rx_seq, h.seq)) {
 			smc_rx_write_unlock(c);
-			return;
+			return false;
 		}
 		c->cdc_rx_seq = h.seq;
 		c->cdc_rx_seq_valid = true;
@@ -159,6 +160,7 @@ void smc_conn_rx_cdc(struct smc_sock *smc, const struct smc_cdc_view *in)
 		sk->sk_data_ready(sk);
 	if (space && !news)
 		smc_wake_writers(smc);
+	return true;
 }
 
 /* The transport-neutral state of a new connection */

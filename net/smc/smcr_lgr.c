@@ -722,8 +722,8 @@ void smcr_lgr_rx_cdc(struct smcr_lgr *lgr, const u8 *buf, u32 len)
 	v.conn_state_flags = m.conn_state_flags;
 	v.has_seq = true;
 	v.seq = m.seqno;
-	smc_conn_rx_cdc(smc, &v);
-	if (v.conn_state_flags) {
+	/* a stale CDC's close flags do not stop the peer's writes */
+	if (smc_conn_rx_cdc(smc, &v) && v.conn_state_flags) {
 		smc_rx_write_lock(c);
 		c->peer_stopped = true;
 		smc_rx_write_unlock(c);
