@@ -28,6 +28,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 
 #include "smc_cdc_wire.h"
 #include "smc_clc_wire.h"
@@ -470,6 +471,16 @@ static inline bool smc_syn_smc(void)
 {
 	return READ_ONCE(smc_smcd_enabled) ||
 	       (READ_ONCE(smc_smcr_enabled) && smcr_devs_present());
+}
+
+/*
+ * What the TCP socket @clcsk sends from now on is the user's (connect()
+ * went to TCP as it is, or failed; a fallback; a listener shut down):
+ * its SYN or SYN-ACK must not offer SMC, or the user would speak CLC.
+ */
+static inline void smc_clcsk_no_smc(struct sock *clcsk)
+{
+	WRITE_ONCE(tcp_sk(clcsk)->syn_smc, 0);
 }
 
 int smcr_connect_offer(struct smc_sock *smc, struct smc_hs *hs);

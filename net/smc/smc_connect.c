@@ -52,15 +52,6 @@ static int smc_connect_established(struct smc_sock *smc)
 	return 0;
 }
 
-/*
- * connect() goes to TCP as it is, or TCP failed to connect: what TCP
- * sends from now on is the user's, and its SYN must not offer SMC.
- */
-static void smc_clcsk_no_smc(struct sock *clcsk)
-{
-	WRITE_ONCE(tcp_sk(clcsk)->syn_smc, 0);
-}
-
 static bool smc_tcp_connecting(const struct sock *clcsk)
 {
 	return (1 << READ_ONCE(clcsk->sk_state)) &

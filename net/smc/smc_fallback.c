@@ -239,13 +239,9 @@ void smc_switch_to_fallback(struct smc_sock *smc, u32 reason)
 	smc->fallback_rsn = reason;
 	WRITE_ONCE(smc->path, SMC_PATH_TCP);
 	smc->use_fallback = true;
-	/*
-	 * From now on the user drives the TCP socket: a SYN or SYN-ACK it
-	 * sends (connect after a refused connect or AF_UNSPEC, listen)
-	 * must not offer SMC, or the user would speak CLC to others.
-	 */
+	/* connect after a refused connect or AF_UNSPEC, listen: the user's */
 	if (smc->clcsock)
-		WRITE_ONCE(tcp_sk(smc->clcsock->sk)->syn_smc, 0);
+		smc_clcsk_no_smc(smc->clcsock->sk);
 	smc_stats_fback(smc, reason);
 	smc_fallback_redirect(smc);
 }

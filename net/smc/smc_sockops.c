@@ -96,7 +96,7 @@ int smc_shutdown(struct socket *sock, int how)
 			return 0;
 		smc_listen_stop(smc);
 		/* connect() may reuse the TCP socket: no SMC in its SYN */
-		WRITE_ONCE(tcp_sk(clcsock->sk)->syn_smc, 0);
+		smc_clcsk_no_smc(clcsock->sk);
 		smc->sk.sk_state_change(&smc->sk);
 		return clcsock->ops->shutdown(clcsock, how);
 	}
