@@ -482,6 +482,10 @@ bool smcr_rtok_get_link(struct smcr_lgr *lgr, int rtok, unsigned int idx,
 #define SMCR_LLC_TEST_HOLD	0x04	/* a received ADD LINK is read only
 					 * when the next receive completes
 					 */
+#define SMCR_LLC_TEST_STARVE	0x08	/* no receive is posted again: the
+					 * peer's sends meet RNR NAKs, retried
+					 * for ever (rnr_retry 7)
+					 */
 extern u8 smcr_llc_test;
 
 #endif /* __SMCR_LINK_H */

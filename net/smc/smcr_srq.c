@@ -116,6 +116,11 @@ static void smcr_srq_recycle(struct smcr_srq *s, struct smcr_rxbuf *b)
 	struct llist_node *list;
 	int rc;
 
+	/* test mode: kept off the SRQ, as by a peer that posts none */
+	if (READ_ONCE(smcr_llc_test) & SMCR_LLC_TEST_STARVE) {
+		llist_add(&b->free, &s->free);
+		return;
+	}
 	if (READ_ONCE(s->posted) > READ_ONCE(s->target) &&
 	    smcr_srq_retire(s, b))
 		return;
