@@ -179,7 +179,7 @@ void smc_sock_destroy_clcsock(struct smc_sock *smc)
 	smc_table_clear_clcsock(smc);
 	/* a redirected file pointer was taken back already */
 	clcsock->file = NULL;
-	sock_release(clcsock);
+	smc_clcsk_release(clcsock);
 }
 
 static int smc_create(struct net *net, struct socket *sock, int protocol,

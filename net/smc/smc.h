@@ -369,6 +369,7 @@ int smc_table_walk(struct net *net, int protocol, u64 *last_id,
 /* smc_fallback.c: the clcsock callbacks and the switch to TCP */
 int smc_clcsk_attach(struct smc_sock *smc);
 void smc_clcsk_detach(struct smc_sock *smc);
+void smc_clcsk_release(struct socket *clcsock);
 void smc_switch_to_fallback(struct smc_sock *smc, u32 reason);
 void smc_fallback_redirect(struct smc_sock *smc);
 void smc_fallback_undo_redirect(struct smc_sock *smc);

@@ -196,6 +196,45 @@ void smc_clcsk_detach(struct smc_sock *smc)
 	write_unlock_bh(&clcsk->sk_callback_lock);
 }
 
+/* Is any callback of @clcsk still one of ours?  sk_callback_lock held */
+static bool smc_clcsk_has_ours(const struct sock *clcsk)
+{
+	return clcsk->sk_data_ready == smc_clcsk_data_ready ||
+	       clcsk->sk_write_space == smc_clcsk_write_space ||
+	       clcsk->sk_state_change == smc_clcsk_state_change ||
+	       clcsk->sk_error_report == smc_clcsk_error_report;
+}
+
+/*
+ * Release the clcsock of a socket whose callbacks smc_clcsk_detach()
+ * reset.  A ULP the user put on the redirected fd (kTLS: TCP_ULP "tls"
+ * with TLS_RX) saved our data_ready when it was set up and restores it
+ * in its close, which runs inside sock_release(): the orphaned TCP
+ * socket would keep a pointer into this module, called after an
+ * unload.  The sock is held across the release, and whatever of ours
+ * came back is replaced by TCP's own callback.
+ */
+void smc_clcsk_release(struct socket *clcsock)
+{
+	struct sock *clcsk = clcsock->sk;
+
+	sock_hold(clcsk);
+	sock_release(clcsock);
+	write_lock_bh(&clcsk->sk_callback_lock);
+	if (smc_clcsk_has_ours(clcsk)) {
+		if (clcsk->sk_data_ready == smc_clcsk_data_ready)
+			clcsk->sk_data_ready = smc_tcp_cb.data_ready;
+		if (clcsk->sk_write_space == smc_clcsk_write_space)
+			clcsk->sk_write_space = smc_tcp_cb.write_space;
+		if (clcsk->sk_state_change == smc_clcsk_state_change)
+			clcsk->sk_state_change = smc_tcp_cb.state_change;
+		if (clcsk->sk_error_report == smc_clcsk_error_report)
+			clcsk->sk_error_report = smc_tcp_cb.error_report;
+	}
+	write_unlock_bh(&clcsk->sk_callback_lock);
+	sock_put(clcsk);
+}
+
 /* Let the file of @smc's socket, if it has one, call TCP directly */
 void smc_fallback_redirect(struct smc_sock *smc)
 {
