@@ -959,11 +959,20 @@ out_teardown:
 
 /*
  * A slot for the next CDC of the connection: may wait up to
- * SMCR_SLOT_WAIT when the link's send queue is full, killable for
- * sendmsg (@killable) but not for the close flags, which must reach
- * the peer.  While the connection moves off a failed link, the wait
- * goes on until it is on the other one.  smc sock lock held: one
+ * SMCR_SLOT_WAIT when the link's send queue is full.  While the
+ * connection moves off a failed link, the wait goes on until it is on
+ * the other one, up to SMCR_FAILOVER_WAIT.  smc sock lock held: one
  * reservation per connection.
+ *
+ * Both waits end at a fatal signal (-EINTR), also for the messages
+ * that should reach the peer (@killable false: the close flags, the
+ * consumer cursor of recvmsg): a peer that completes none of our sends
+ * must not hold a dying task in D state.  Nothing claims the message
+ * went out then: the flags stay set in tx_conn_flags and the cursors
+ * sent are not advanced, so the next CDC of the connection (the
+ * failover resend included) carries all of it; a closed connection
+ * stays an orphan until the peer is done or its link goes down.
+ * Without a fatal signal the waits are what they were.
  */
 int smcr_tx_prepare(struct smc_sock *smc, bool killable)
 {
@@ -972,6 +981,7 @@ int smcr_tx_prepare(struct smc_sock *smc, bool killable)
 	struct smcr_link *link;
 	struct smcr_slot *slot;
 	bool taken;
+	long left;
 
 	if (c->tx_slot)
 		return 0;
@@ -980,7 +990,7 @@ int smcr_tx_prepare(struct smc_sock *smc, bool killable)
 			return -EPIPE;
 		link = READ_ONCE(c->link);
 		if (!READ_ONCE(c->tx_moving)) {
-			slot = __smcr_slot_get(link, true, killable);
+			slot = smcr_slot_get(link, true);
 			if (!IS_ERR(slot)) {
 				spin_lock_bh(&c->tx_lock);
 				taken = c->link == link && !c->tx_moving;
@@ -995,11 +1005,14 @@ int smcr_tx_prepare(struct smc_sock *smc, bool killable)
 			if (PTR_ERR(slot) == -EINTR)
 				return -EINTR;
 		}
-		if (!wait_event_timeout(lgr->moved_wq,
-					(READ_ONCE(c->link) != link &&
-					 !READ_ONCE(c->tx_moving)) ||
-					READ_ONCE(c->tx_dead),
-					SMCR_FAILOVER_WAIT))
+		left = wait_event_killable_timeout(lgr->moved_wq,
+						   (READ_ONCE(c->link) != link &&
+						    !READ_ONCE(c->tx_moving)) ||
+						   READ_ONCE(c->tx_dead),
+						   SMCR_FAILOVER_WAIT);
+		if (left < 0)
+			return -EINTR;
+		if (!left)
 			return -EPIPE;
 	}
 }
@@ -1139,7 +1152,8 @@ void smcr_conn_hold(struct smc_sock *smc, struct smcr_link *from)
  * it should have), then one with the cursors and flags, which repeats
  * whatever the lost messages said.  If it cannot move (no rkey of the
  * peer's RMB on @to, no slot there), it is aborted, and the peer told
- * if a slot allows.  0 when moved.  Process context.
+ * if a slot allows; so it is when a slot wait ends at a fatal signal.
+ * 0 when moved.  Process context.
  */
 int smcr_conn_failover(struct smc_sock *smc, struct smcr_lgr *lgr,
 		       struct smcr_link *from, struct smcr_link *to)
@@ -1154,7 +1168,7 @@ int smcr_conn_failover(struct smc_sock *smc, struct smcr_lgr *lgr,
 	u32 rkey = 0;
 
 	for (i = 0; i < ARRAY_SIZE(slot); i++) {
-		slot[i] = __smcr_slot_get(to, true, false);
+		slot[i] = smcr_slot_get(to, true);
 		if (IS_ERR(slot[i])) {
 			slot[i] = NULL;
 			break;

@@ -427,12 +427,13 @@ static bool smcr_slot_try(struct smcr_link *link, bool queued,
 }
 
 /*
- * A send slot of @link.  With @wait, a wait of up to SMCR_SLOT_WAIT
- * (killable with @killable), after which the link counts as broken.
- * Returns the slot or an error pointer.
+ * A send slot of @link.  With @wait, a wait of up to SMCR_SLOT_WAIT,
+ * after which the link counts as broken.  The wait ends early when the
+ * link goes down (smcr_slot_try() sees it) and when the task gets a
+ * fatal signal: a peer that stops completing our sends must not hold a
+ * dying task in D state.  Returns the slot or an error pointer.
  */
-struct smcr_slot *__smcr_slot_get(struct smcr_link *link, bool wait,
-				  bool killable)
+struct smcr_slot *smcr_slot_get(struct smcr_link *link, bool wait)
 {
 	struct smcr_slot *slot = NULL;
 	long left;
@@ -442,20 +443,11 @@ struct smcr_slot *__smcr_slot_get(struct smcr_link *link, bool wait,
 	if (!wait)
 		return ERR_PTR(-EAGAIN);
 	/* exclusive (one waiter per freed slot), timed */
-	if (killable)
-		left = ___wait_event(link->slot_wq,
-				     ___wait_cond_timeout(smcr_slot_try(link,
-									true,
-									&slot)),
-				     TASK_KILLABLE, 1, SMCR_SLOT_WAIT,
-				     __ret = schedule_timeout(__ret));
-	else
-		left = ___wait_event(link->slot_wq,
-				     ___wait_cond_timeout(smcr_slot_try(link,
-									true,
-									&slot)),
-				     TASK_UNINTERRUPTIBLE, 1, SMCR_SLOT_WAIT,
-				     __ret = schedule_timeout(__ret));
+	left = ___wait_event(link->slot_wq,
+			     ___wait_cond_timeout(smcr_slot_try(link, true,
+								&slot)),
+			     TASK_KILLABLE, 1, SMCR_SLOT_WAIT,
+			     __ret = schedule_timeout(__ret));
 	if (slot)
 		return slot;
 	if (left == -ERESTARTSYS)
@@ -465,11 +457,6 @@ struct smcr_slot *__smcr_slot_get(struct smcr_link *link, bool wait,
 			    SMCR_SLOT_WAIT / HZ);
 	smcr_link_down(link);
 	return ERR_PTR(-ETIMEDOUT);
-}
-
-struct smcr_slot *smcr_slot_get(struct smcr_link *link, bool wait)
-{
-	return __smcr_slot_get(link, wait, true);
 }
 
 void smcr_slot_put(struct smcr_slot *slot)

@@ -374,8 +374,6 @@ void smcr_link_free(struct smcr_link *link);
 void smcr_link_down(struct smcr_link *link);
 void smcr_link_quiesce(struct smcr_link *link, unsigned long timeout);
 void smcr_link_destroy(struct smcr_link *link);
-struct smcr_slot *__smcr_slot_get(struct smcr_link *link, bool wait,
-				  bool killable);
 struct smcr_slot *smcr_slot_get(struct smcr_link *link, bool wait);
 void smcr_slot_put(struct smcr_slot *slot);
 int smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
