@@ -46,6 +46,20 @@
  *	exit 0 when the server closed without a Decline.  With
  *	SMC_HOSTILE_SRC set, the connection comes from that IPv4 address
  *	instead of the host's own choice.
+ *
+ *   hostile_peer smcr-hold-server ADDR PORT N
+ *	Listen with AF_SMC on the IPv4 ADDR:PORT, print "ready PORT", take
+ *	N connections, check that each runs SMC-R and close it at once, as
+ *	an application that is done with its peer.  Prints "closed N";
+ *	exit 0 when all N ran SMC-R.
+ *
+ *   hostile_peer smcr-hold-client ADDR PORT N FILE
+ *	The peer that never says it is done: make N AF_SMC connections to
+ *	ADDR:PORT, each over SMC-R, read each until the server's close,
+ *	then create FILE and keep every socket open (its end never sends
+ *	a close flag; its link still answers TEST LINK) until FILE is
+ *	removed, at most 600 s.  Prints "held N"; exit 0 when all N ran
+ *	SMC-R and saw the server's close.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -3416,12 +3430,121 @@ static int smcr_reuse_main(int argc, char **argv)
 	return smcr_reuse_client(sa, gid, token);
 }
 
+/* smcr-hold-server and smcr-hold-client modes for smcr.sh */
+
+#define HOLD_MAX	256
+
+static int hold_args(char **argv, struct sockaddr_in *sa, int *n)
+{
+	unsigned long port, cnt;
+	char *end, *end2;
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	errno = 0;
+	port = strtoul(argv[3], &end, 10);
+	cnt = strtoul(argv[4], &end2, 10);
+	if (inet_pton(AF_INET, argv[2], &sa->sin_addr) != 1 || errno ||
+	    end == argv[3] || *end || !port || port > 65535 ||
+	    end2 == argv[4] || *end2 || !cnt || cnt > HOLD_MAX) {
+		fprintf(stderr, "bad address, port or count\n");
+		return -1;
+	}
+	sa->sin_port = htons(port);
+	*n = cnt;
+	return 0;
+}
+
+/* Does fd run SMC-R, as sock_diag shows it? */
+static int hold_is_smcr(int fd, const char *who, int i)
+{
+	struct smc_sock_info si;
+
+	if (diag_fd(fd, &si) || si.mode != SMC_TEST_MODE_SMCR) {
+		printf("%s %d: not SMC-R (mode %d, reason 0x%08x)\n", who, i,
+		       si.mode, si.reason);
+		return 0;
+	}
+	return 1;
+}
+
+static int smcr_hold_server(char **argv)
+{
+	int i, n, fd, lfd, smcr = 0;
+	struct sockaddr_in sa;
+	uint16_t bound;
+
+	if (hold_args(argv, &sa, &n))
+		return 1;
+	lfd = listen_at(AF_SMC, SMCPROTO_SMC, sa, &bound);
+	if (lfd < 0) {
+		printf("listen: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("ready %u\n", bound);
+	for (i = 0; i < n; i++) {
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0) {
+			printf("accept: %s\n", strerror(errno));
+			break;
+		}
+		smcr += hold_is_smcr(fd, "server", i);
+		close(fd);
+	}
+	close(lfd);
+	printf("closed %d, %d over SMC-R\n", i, smcr);
+	return smcr != n;
+}
+
+static int smcr_hold_client(char **argv)
+{
+	int i, n, got, smcr = 0, eofs = 0, fds[HOLD_MAX];
+	struct sockaddr_in sa;
+	long t0 = now_ms();
+	char c;
+
+	if (hold_args(argv, &sa, &n))
+		return 1;
+	for (i = 0; i < n; i++) {
+		fds[i] = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC,
+				SMCPROTO_SMC);
+		if (fds[i] < 0 ||
+		    connect(fds[i], (struct sockaddr *)&sa, sizeof(sa))) {
+			printf("connect %d: %s\n", i, strerror(errno));
+			return 1;
+		}
+		set_timeouts(fds[i], SLOW_MS);
+		smcr += hold_is_smcr(fds[i], "client", i);
+	}
+	/* the server closed each: its close flags came, ours never go */
+	for (i = 0; i < n; i++) {
+		got = recv(fds[i], &c, 1, 0);
+		if (got == 0)
+			eofs++;
+		else
+			printf("client %d: recv %d (%s)\n", i, got,
+			       got < 0 ? strerror(errno) : "data");
+	}
+	printf("held %d, %d over SMC-R, %d saw the close\n", n, smcr, eofs);
+	if (close(open(argv[5], O_CREAT | O_WRONLY | O_CLOEXEC, 0644))) {
+		printf("%s: %s\n", argv[5], strerror(errno));
+		return 1;
+	}
+	while (!access(argv[5], F_OK) && now_ms() - t0 < 600000)
+		msleep(100);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	return smcr != n || eofs != n;
+}
+
 static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s suite | decline-server PORT CODE |\n"
 		"       smcr-accept-server ADDR PORT CASE |\n"
-		"       smcr-reuse-client ADDR PORT GID [TOKEN]\n"
+		"       smcr-reuse-client ADDR PORT GID [TOKEN] |\n"
+		"       smcr-hold-server ADDR PORT N |\n"
+		"       smcr-hold-client ADDR PORT N FILE\n"
 		"CASE: bigrmb, noconfirm, reuse or maxconn\n", prog);
 }
 
@@ -3462,6 +3585,10 @@ int main(int argc, char **argv)
 	if ((argc == 5 || argc == 6) &&
 	    !strcmp(argv[1], "smcr-reuse-client"))
 		return smcr_reuse_main(argc, argv);
+	if (argc == 5 && !strcmp(argv[1], "smcr-hold-server"))
+		return smcr_hold_server(argv);
+	if (argc == 6 && !strcmp(argv[1], "smcr-hold-client"))
+		return smcr_hold_client(argv);
 	usage(argv[0]);
 	return 1;
 }

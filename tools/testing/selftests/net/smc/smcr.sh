@@ -22,7 +22,7 @@ LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 XFER=$HERE/smc_xfer
 NLCHECK=$HERE/smc_nl_check.py
 SMC_TOOL=$REPO/tools/net/smc/smc
-NCASES=43
+NCASES=47
 NSMOKE=10
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
@@ -844,5 +844,162 @@ ktap_diag "$(wr_state 2>&1)"
 ktap_result "links carry 2048 slots and receives; SRQs hold their shares" $rc
 sysctl -q -w net.smc.smcr_max_send_wr=16 net.smc.smcr_max_recv_wr=48 \
 	net.smc.smcr_max_links_per_lgr=2
+
+
+# srv_lgr KEY: KEY ("conns", "rmb_alloc") summed over B's server groups
+srv_lgr()
+{
+	lgr_json "sum(x['$1'] for x in g if x['role'] == 'server')"
+}
+
+# srv_lgr_is KEY OP N: srv_lgr KEY, now, compared with N by test's OP
+srv_lgr_is()
+{
+	test "$(srv_lgr "$1")" "$2" "$3"
+}
+
+# hold_good TAG PORT: a well-behaved connection A to B on PORT, made
+# and holding (smc_xfer -H) before its verified transfer (pids in
+# good_c, good_s); non-zero when it did not connect within 20 s
+hold_good()
+{
+	rm -f "$tmp_dir/$1.hs" "$tmp_dir/$1.hc"
+	"$XFER" -s "$SMCR_B" "$2" -n 300000 -m 300000 -t 240 \
+		-r "$tmp_dir/$1.r" -H "$tmp_dir/$1.hs" > "$tmp_dir/$1.s" 2>&1 &
+	good_s=$!
+	track $good_s
+	wait_until 10 test -e "$tmp_dir/$1.r" || return 1
+	"$XFER" -c "$SMCR_B" "$2" -n 300000 -m 300000 -t 240 \
+		-H "$tmp_dir/$1.hc" > "$tmp_dir/$1.c" 2>&1 &
+	good_c=$!
+	track $good_c
+	wait_until 20 test -e "$tmp_dir/$1.hs" -a -e "$tmp_dir/$1.hc"
+}
+
+# make_orphans N WAIT: a client as nobody (hostile_peer
+# smcr-hold-client, pid in hcli) makes N connections to a server that
+# closes each at once, and keeps them open until "$hold_dir/held" is
+# removed: N orphans at B, made within WAIT s
+make_orphans()
+{
+	local port rc=0 hsrv
+
+	port=$(free_port)
+	"$HERE/hostile_peer" smcr-hold-server "$SMCR_B" "$port" "$1" \
+		> "$tmp_dir/hold.s" 2>&1 &
+	hsrv=$!
+	track $hsrv
+	wait_until 10 grep -q '^ready' "$tmp_dir/hold.s" || rc=1
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$HERE/hostile_peer" smcr-hold-client "$SMCR_B" "$port" "$1" \
+		"$hold_dir/held" > "$tmp_dir/hold.c" 2>&1 &
+	hcli=$!
+	track $hcli
+	wait_until "$2" test -e "$hold_dir/held" || rc=1
+	wait $hsrv || rc=1
+	ktap_diag "$(cat "$tmp_dir/hold.s" "$tmp_dir/hold.c")"
+	return $rc
+}
+
+# good_done TAG: the held connection carries its data, verified
+good_done()
+{
+	local rc=0
+
+	rm -f "$tmp_dir/$1.hs" "$tmp_dir/$1.hc"
+	wait $good_c || rc=1
+	wait $good_s || rc=1
+	ktap_diag "$(cat "$tmp_dir/$1.c" "$tmp_dir/$1.s")"
+	return $rc
+}
+
+# 22-23: a client that never sends its close flags (its application
+# keeps the sockets open; its links answer TEST LINK) leaves the
+# server orphans: the sockets its application closed, each with its
+# RMB, which the client may still write.  They last tcp_fin_timeout
+# of the server's netns: then the connection is aborted, the RMB's
+# memory regions go on every link, and the RMB is freed.  The client
+# runs as nobody; a well-behaved connection of the group goes on.
+fin_saved=$(sysctl -n net.ipv4.tcp_fin_timeout)
+sysctl -q -w net.ipv4.tcp_fin_timeout=5
+rc=0
+NHOLD=24
+# where nobody can create and remove its file
+hold_dir=$(mktemp -d /tmp/smcr-orphans.XXXXXX)
+chmod 1777 "$hold_dir"
+hold_good orph "$(free_port)" || rc=1
+conns0=$(srv_lgr conns)
+rmb0=$(srv_lgr rmb_alloc)
+ktap_diag "baseline: server group conns $conns0, rmb_alloc $rmb0"
+make_orphans $NHOLD 60 || rc=1
+t0=$(date +%s)
+ktap_diag "orphans made: server group conns $(srv_lgr conns), rmb_alloc $(srv_lgr rmb_alloc)"
+[ "$(srv_lgr conns)" -ge $((conns0 + NHOLD - 2)) ] 2>/dev/null || rc=1
+# reaped within the timeout and some slack for TCG
+wait_until 40 srv_lgr_is conns = "$conns0" || rc=1
+# the RMBs are freed (freed ones of the pool the orphans took too)
+wait_until 10 srv_lgr_is rmb_alloc -le "$rmb0" || rc=1
+ktap_diag "after $(($(date +%s) - t0)) s: server group conns" \
+	"$(srv_lgr conns), rmb_alloc $(srv_lgr rmb_alloc)"
+ktap_result "orphans of a client that never closes go after tcp_fin_timeout" $rc
+rc=0
+good_done orph || rc=1
+rm -f "$hold_dir/held"
+wait $hcli || rc=1
+ktap_diag "$(cat "$tmp_dir/hold.c")"
+ktap_result "the group's well-behaved connection goes on, verified" $rc
+
+# 24: at most SMCR_ORPHANS_MAX (64) orphans a group, whatever the
+# timeout: an orphan beyond them is aborted and its RMB freed at once
+sysctl -q -w net.ipv4.tcp_fin_timeout=600
+rc=0
+NHOLD=80
+conns0=$(srv_lgr conns)
+make_orphans $NHOLD 120 || rc=1
+wait_until 20 srv_lgr_is conns -le $((conns0 + 64)) || rc=1
+ktap_diag "$NHOLD orphans made: server group conns $(srv_lgr conns) (before $conns0)"
+rm -f "$hold_dir/held"
+wait $hcli || rc=1
+sysctl -q -w net.ipv4.tcp_fin_timeout=5
+wait_until 40 srv_lgr_is conns = "$conns0" || rc=1
+ktap_result "a group keeps 64 orphans at most" $rc
+sysctl -q -w net.ipv4.tcp_fin_timeout="$fin_saved"
+rm -rf "$hold_dir"
+
+# 25: the RMB of a Confirm the server cannot take in a reused group
+# (smcr-reuse-client, as in 20) is freed, its memory regions gone on
+# every link first, not kept until the group ends: after 200 tries the
+# server groups hold no more RMB memory than before, and a connection
+# of the group carries its data, verified.
+if [ -x "$HERE/hostile_peer" ]; then
+	rc=0
+	hold_good reuse "$(free_port)" || rc=1
+	rmb0=$(srv_lgr rmb_alloc)
+	port2=$(free_port)
+	"$XFER" -s "$SMCR_B" "$port2" -t 600 -r "$tmp_dir/r200" \
+		> /dev/null 2>&1 &
+	hsrv=$!
+	track $hsrv
+	wait_until 10 test -e "$tmp_dir/r200" || rc=1
+	bad=0
+	for i in $(seq 200); do
+		"$HERE/hostile_peer" smcr-reuse-client "$SMCR_B" "$port2" \
+			"::ffff:$SMCR_A" > "$tmp_dir/hrc200" 2>&1 ||
+			bad=$((bad + 1))
+	done
+	kill $hsrv 2>/dev/null
+	wait $hsrv 2>/dev/null
+	[ $bad = 0 ] || { rc=1; ktap_diag "$(cat "$tmp_dir/hrc200")"; }
+	# free RMBs of the pool the tries took are freed too: at most
+	wait_until 10 srv_lgr_is rmb_alloc -le "$rmb0" || rc=1
+	ktap_diag "200 failed Confirms ($bad not as expected):" \
+		"rmb_alloc before $rmb0, now $(srv_lgr rmb_alloc)"
+	good_done reuse || rc=1
+	ktap_result "200 failed Confirms leave no RMB; the group's connection goes on" \
+		$rc
+else
+	ktap_skip "200 failed Confirms leave no RMB; the group's connection goes on" \
+		"no hostile_peer"
+fi
 
 ktap_finish
