@@ -143,7 +143,9 @@ struct smc_conn {
 	bool			tx_moving;
 	bool			tx_owed;
 	bool			torn;
-	/* the peer may write into our RMB still: not back to the pool */
+	/* the peer may write into our RMB still: not back to the pool;
+	 * its memory regions go on every link before it is freed
+	 */
 	bool			rmb_kept;
 	/* the peer writes no more into our RMB (rx_lock) */
 	bool			peer_stopped;

@@ -7,7 +7,8 @@
  * RMB has a memory region on every link, each with its own rkey.  A
  * link registers the RMBs once it can post (RTS); from then on a new
  * RMB is registered on it as it is made.  Connections take buffers
- * from the pool and give them back; they go with the group.
+ * from the pool and give them back; they go with the group, but for an
+ * RMB the peer may still write: its regions go first, then the RMB.
  *
  * Everything here runs under buf_lock, which orders the mappings with
  * the links coming and going (lgr->links[] changes under it too).
@@ -16,6 +17,7 @@
 #define KMSG_COMPONENT "smc"
 #define pr_fmt(fmt) KMSG_COMPONENT ": " fmt
 
+#include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -261,6 +263,33 @@ void smcr_buf_put(struct smcr_lgr *lgr, struct smcr_buf *buf)
 	mutex_lock(&lgr->buf_lock);
 	buf->used = false;
 	mutex_unlock(&lgr->buf_lock);
+}
+
+/*
+ * @buf, an RMB the peer may still hold rkeys of, leaves the group: its
+ * memory regions go on every link before the memory is freed, so that
+ * a late RDMA write of the peer fails instead of landing in what the
+ * memory becomes.  Links come and go under llc_flow: taken.  Process
+ * context; the connection left the token table already.
+ */
+void smcr_buf_retire(struct smcr_lgr *lgr, struct smcr_buf *buf)
+{
+	unsigned int i;
+
+	if (!buf)
+		return;
+	mutex_lock(&lgr->llc_flow);
+	mutex_lock(&lgr->buf_lock);
+	/* an ended group's mappings went with its links */
+	for (i = 0; i < SMCR_LINKS && !lgr->hw_gone; i++)
+		if (lgr->links[i])
+			smcr_buf_unmap(buf, lgr->links[i]);
+	list_del(&buf->node);
+	mutex_unlock(&lgr->buf_lock);
+	mutex_unlock(&lgr->llc_flow);
+	/* a CDC handler that found the connection may still look at it */
+	synchronize_rcu();
+	smcr_buf_free(lgr, buf);
 }
 
 /* A new link (in lgr->links[] already): every buffer mapped on it */

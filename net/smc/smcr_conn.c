@@ -321,7 +321,8 @@ void smcr_conn_teardown(struct smc_sock *smc)
 	/*
 	 * Out of the token table first.  A CDC handler that found us just
 	 * before may still read rx_data: it stays valid, the buffer
-	 * belongs to the group's pool until the group is freed.
+	 * belongs to the group's pool until the group is freed (a retired
+	 * one waits for such handlers).
 	 */
 	smcr_lgr_del_conn(smc);
 	smcr_rtok_put(lgr, c->rtok);
@@ -333,8 +334,10 @@ void smcr_conn_teardown(struct smc_sock *smc)
 	if (c->snd_buf)
 		smc_stats_buf_put(smc->stats, SMC_STATS_R, false,
 				  c->snd_buf->len);
-	/* a kept RMB stays in use until the group is freed */
-	if (!c->rmb_kept)
+	/* the peer may still hold rkeys of a kept RMB */
+	if (c->rmb_kept)
+		smcr_buf_retire(lgr, c->rmb_buf);
+	else
 		smcr_buf_put(lgr, c->rmb_buf);
 	smcr_buf_put(lgr, c->snd_buf);
 	c->rmb_buf = NULL;
@@ -746,8 +749,9 @@ out_decline_reason:
  * Server, reused group: the client's Confirm came, but we cannot take
  * the connection.  The client runs SMC-R since it sent the Confirm and
  * may be writing into our RMB: a Decline on TCP would go unread, and
- * the RMB must not serve another connection, so it stays out of the
- * pool until the group ends.  Tell the client over the link that the
+ * the RMB must not serve another connection while the client may
+ * hold an rkey of it, so it is retired: freed once its memory regions
+ * are gone on every link.  Tell the client over the link that the
  * connection is aborted, by the alert token of its Confirm, unless a
  * connection of the group already has that token: the client chose
  * it, and one that claims another host's GID must not abort that

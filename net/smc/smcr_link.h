@@ -442,6 +442,7 @@ struct smcr_buf *smcr_buf_get(struct smcr_lgr *lgr, u8 comp, bool rmb,
 			      bool *reused);
 void smcr_buf_sync_pages(struct ib_device *ibdev, struct smcr_buf_map *mp);
 void smcr_buf_put(struct smcr_lgr *lgr, struct smcr_buf *buf);
+void smcr_buf_retire(struct smcr_lgr *lgr, struct smcr_buf *buf);
 void smcr_buf_free(struct smcr_lgr *lgr, struct smcr_buf *buf);
 int smcr_bufs_map_link(struct smcr_lgr *lgr, struct smcr_link *link);
 int smcr_bufs_reg_link(struct smcr_lgr *lgr, struct smcr_link *link);
