@@ -152,6 +152,7 @@ struct smc_conn {
 	/* released by the application before the peer was done writing */
 	bool			orphan;		/* under rx_lock */
 	bool			release_queued;	/* under rx_lock */
+	unsigned long		orphan_end;	/* then reaped, rx_lock */
 	struct work_struct	release_work;
 	u16			cdc_tx_seq;	/* last CDC sequence sent */
 	u16			cdc_tx_done;	/* last one whose send completed */

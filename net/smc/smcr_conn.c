@@ -325,6 +325,8 @@ void smcr_conn_teardown(struct smc_sock *smc)
 	 * one waits for such handlers).
 	 */
 	smcr_lgr_del_conn(smc);
+	if (c->orphan)
+		atomic_dec(&lgr->orphans);
 	smcr_rtok_put(lgr, c->rtok);
 	c->rtok = -1;
 	c->tx_data = NULL;
@@ -372,11 +374,16 @@ static void smcr_conn_release_work(struct work_struct *work)
  * link group's pool only once the peer writes no more into it (its
  * RDMA writes would land in the next connection's data): until the
  * peer says it is done, or the link group ends, the connection stays
- * as an orphan holding the socket.  smc sock lock held.
+ * as an orphan holding the socket.  As TCP's orphans in FIN_WAIT2, for
+ * tcp_fin_timeout of the netns at most, and SMCR_ORPHANS_MAX a group:
+ * then smcr_conn_reap().  smc sock lock held.
  */
 void smcr_conn_release(struct smc_sock *smc)
 {
+	struct net *net = sock_net(&smc->sk);
 	struct smc_conn *c = &smc->conn;
+	struct smcr_lgr *lgr = c->rlgr;
+	unsigned long end = jiffies;
 	bool now;
 
 	smc_rx_write_lock(c);
@@ -384,10 +391,67 @@ void smcr_conn_release(struct smc_sock *smc)
 	if (!now) {
 		sock_hold(&smc->sk);
 		c->orphan = true;
+		if (atomic_inc_return(&lgr->orphans) <= SMCR_ORPHANS_MAX)
+			end += max(READ_ONCE(net->ipv4.sysctl_tcp_fin_timeout),
+				   0);
+		c->orphan_end = end;
+		/* the group outlives the timer's arming */
+		refcount_inc(&lgr->refs);
 	}
 	smc_rx_write_unlock(c);
-	if (now)
+	if (now) {
 		smcr_conn_teardown(smc);
+		return;
+	}
+	smcr_lgr_orphan_at(lgr, end);
+	smcr_lgr_put(lgr);
+}
+
+/*
+ * For the orphan work of the group (smcr_lgrs_lock held): is @smc an
+ * orphan whose time is up?  Then it is the caller's to reap.  Else, if
+ * it is an orphan, *later is set and *next moved to its end if that
+ * comes first.
+ */
+bool smcr_conn_orphan_due(struct smc_sock *smc, unsigned long *next,
+			  bool *later)
+{
+	struct smc_conn *c = &smc->conn;
+	bool due = false;
+
+	smc_rx_write_lock(c);
+	if (c->orphan && !c->release_queued) {
+		if (time_after_eq(jiffies, c->orphan_end)) {
+			c->release_queued = true;
+			due = true;
+		} else if (!*later || time_before(c->orphan_end, *next)) {
+			*next = c->orphan_end;
+			*later = true;
+		}
+	}
+	smc_rx_write_unlock(c);
+	return due;
+}
+
+/*
+ * An orphan whose peer never said it was done, for too long, or one
+ * too many: the peer is told that the connection is aborted (if a send
+ * slot comes), and the RMB is freed only once its memory regions are
+ * gone on every link (smcr_buf_retire()): a later write of the peer
+ * with its old rkey fails.  Process context; the caller claimed the
+ * orphan (smcr_conn_orphan_due()), so nothing else tears it down.
+ */
+void smcr_conn_reap(struct smc_sock *smc)
+{
+	struct smc_conn *c = &smc->conn;
+
+	lock_sock(&smc->sk);
+	smc_send_conn_flags(smc, SMC_CDC_CS_ABORT);
+	WRITE_ONCE(c->tx_dead, true);
+	c->rmb_kept = true;
+	release_sock(&smc->sk);
+	smcr_conn_teardown(smc);
+	sock_put(&smc->sk);	/* the orphan's */
 }
 
 /* The peer's flags changed or the link went down: an orphan may go */

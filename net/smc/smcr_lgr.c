@@ -243,6 +243,18 @@ static void smcr_lgr_cancel_again(struct smcr_lgr *lgr)
 		smcr_lgr_put(lgr);
 }
 
+/*
+ * @lgr is gone: its orphans go with the connections it aborts, the
+ * pending reap with its reference (none is queued after: see
+ * smcr_lgr_orphan_at()).  smcr_lgrs_lock held.
+ */
+static void smcr_lgr_cancel_orphans(struct smcr_lgr *lgr)
+{
+	lockdep_assert_held(&smcr_lgrs_lock);
+	if (cancel_delayed_work(&lgr->orphan_work))
+		smcr_lgr_put(lgr);
+}
+
 /* End @lgr: no new connections, then smcr_lgr_end_hw().  Idempotent */
 static void smcr_lgr_end(struct smcr_lgr *lgr, u32 reason)
 {
@@ -258,6 +270,7 @@ static void smcr_lgr_end(struct smcr_lgr *lgr, u32 reason)
 	 */
 	if (cancel_delayed_work(&lgr->linger_work))
 		smcr_lgr_put(lgr);
+	smcr_lgr_cancel_orphans(lgr);
 	smcr_lgr_cancel_again(lgr);
 	mutex_unlock(&smcr_lgrs_lock);
 	if (!was_gone)
@@ -338,10 +351,85 @@ static void smcr_lgr_linger_work(struct work_struct *work)
 	/* gone under the lock that adds connections: none joins now */
 	lgr->gone = true;
 	list_del_init(&lgr->list);
+	smcr_lgr_cancel_orphans(lgr);
 	smcr_lgr_cancel_again(lgr);
 	mutex_unlock(&smcr_lgrs_lock);
 	smcr_lgr_end_hw(lgr, SMC_LLC_DEL_PROG_INIT_TERM);
 	smcr_lgr_put(lgr);	/* the timer's */
+}
+
+/* orphans reaped in one go; the work runs again at once for more */
+#define SMCR_REAP_BATCH		16
+
+/*
+ * The orphans of @lgr whose time is up (smcr_conn_orphan_due()) are
+ * reaped; the work comes back when the next one is due.  It holds a
+ * reference on the group while queued.
+ */
+static void smcr_lgr_orphan_work(struct work_struct *work)
+{
+	struct smcr_lgr *lgr = container_of(to_delayed_work(work),
+					    struct smcr_lgr, orphan_work);
+	struct smc_sock *due[SMCR_REAP_BATCH];
+	bool later = false, full = false, put;
+	unsigned long next = 0, token;
+	unsigned int i, n = 0;
+	struct smc_sock *smc;
+
+	mutex_lock(&smcr_lgrs_lock);
+	xa_for_each(&lgr->conns_by_token, token, smc) {
+		if (n == SMCR_REAP_BATCH) {
+			full = true;
+			break;
+		}
+		if (smcr_conn_orphan_due(smc, &next, &later)) {
+			sock_hold(&smc->sk);
+			due[n++] = smc;
+		}
+	}
+	mutex_unlock(&smcr_lgrs_lock);
+	for (i = 0; i < n; i++) {
+		smcr_conn_reap(due[i]);
+		sock_put(&due[i]->sk);
+	}
+	mutex_lock(&smcr_lgrs_lock);
+	put = true;
+	/* the work keeps its reference, unless one who armed it meanwhile
+	 * queued it with a reference of its own
+	 */
+	if (!lgr->gone && (full || later))
+		put = !queue_delayed_work(smcr_lgr_wq, &lgr->orphan_work,
+					  full || time_after_eq(jiffies, next) ?
+					  0 : next - jiffies);
+	mutex_unlock(&smcr_lgrs_lock);
+	if (put)
+		smcr_lgr_put(lgr);
+}
+
+/*
+ * An orphan of @lgr is due at @end: the reap runs then, or sooner if it
+ * was to run sooner.  Process context; the caller holds a reference.
+ */
+void smcr_lgr_orphan_at(struct smcr_lgr *lgr, unsigned long end)
+{
+	struct delayed_work *w = &lgr->orphan_work;
+	unsigned long delay;
+	bool put = true;
+
+	delay = time_after(end, jiffies) ? end - jiffies : 0;
+	mutex_lock(&smcr_lgrs_lock);
+	if (!lgr->gone) {
+		/* the work's reference, unless it is pending with one */
+		refcount_inc(&lgr->refs);
+		if (delayed_work_pending(w) &&
+		    time_before(end, READ_ONCE(w->timer.expires)))
+			put = mod_delayed_work(smcr_lgr_wq, w, delay);
+		else
+			put = !queue_delayed_work(smcr_lgr_wq, w, delay);
+	}
+	mutex_unlock(&smcr_lgrs_lock);
+	if (put)
+		smcr_lgr_put(lgr);
 }
 
 static void smcr_lgr_again_work(struct work_struct *work);
@@ -374,6 +462,7 @@ struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi,
 	spin_lock_init(&lgr->rtok_lock);
 	xa_init_flags(&lgr->conns_by_token, XA_FLAGS_ALLOC1);
 	INIT_DELAYED_WORK(&lgr->linger_work, smcr_lgr_linger_work);
+	INIT_DELAYED_WORK(&lgr->orphan_work, smcr_lgr_orphan_work);
 	INIT_DELAYED_WORK(&lgr->again_work, smcr_lgr_again_work);
 	INIT_WORK(&lgr->term_work, smcr_lgr_term_work);
 	/* one for the group, one for the caller */
@@ -1225,6 +1314,8 @@ void smcr_lgr_exit(void)
 			break;
 		/* a pending timer holds a reference of its own */
 		if (cancel_delayed_work_sync(&lgr->linger_work))
+			smcr_lgr_put(lgr);
+		if (cancel_delayed_work_sync(&lgr->orphan_work))
 			smcr_lgr_put(lgr);
 		smcr_lgr_end(lgr, SMC_LLC_DEL_PROG_INIT_TERM);
 		smcr_lgr_put(lgr);

@@ -82,6 +82,10 @@ struct smcr_srq;
 #define SMCR_ADD_BUDGET		8
 #define SMCR_ADD_WINDOW		(60 * HZ)
 #define SMCR_EVENTS_MAX		64	/* queued LLC requests of a group */
+/* orphans a group keeps at most (their peer may still write): one more
+ * is aborted at once, as are those older than tcp_fin_timeout
+ */
+#define SMCR_ORPHANS_MAX	64
 #define SMCR_DRAIN_WAIT		(5 * HZ)
 /* a device not yet seen to signal Last WQE Reached gets this long */
 #define SMCR_LAST_WQE_PROBE	(2 * HZ)
@@ -266,6 +270,9 @@ struct smcr_lgr {
 	u32			term_reason;
 	unsigned long		idle_since;
 	struct delayed_work	linger_work;
+	/* orphans: how many, and the work that reaps them when due */
+	atomic_t		orphans;
+	struct delayed_work	orphan_work;
 	struct work_struct	term_work;	/* abort all, then free */
 	/* alert token -> smc_sock; readers in softirq under RCU */
 	struct xarray		conns_by_token;
@@ -420,6 +427,7 @@ bool smcr_lgr_peer_token_used(struct smcr_lgr *lgr, u32 token,
 unsigned int smcr_lgr_link_conns(struct smcr_lgr *lgr, struct smcr_link *link,
 				 struct smc_sock **out, unsigned int max);
 void smcr_lgr_del_conn(struct smc_sock *smc);
+void smcr_lgr_orphan_at(struct smcr_lgr *lgr, unsigned long end);
 int smcr_lgr_reg_bufs(struct smcr_lgr *lgr);
 void smcr_lgr_rx_cdc(struct smcr_lgr *lgr, const u8 *buf, u32 len);
 void smcr_lgr_link_down(struct smcr_lgr *lgr);
@@ -436,6 +444,11 @@ void smcr_lgr_kick(struct smcr_lgr *lgr);
 void smcr_lgr_want_add(struct smcr_lgr *lgr, bool fresh);
 void smcr_lgr_add_later(struct smcr_lgr *lgr);
 bool smcr_lgr_ended(struct smcr_lgr *lgr);
+
+/* smcr_conn.c: orphans whose peer never said it was done */
+bool smcr_conn_orphan_due(struct smc_sock *smc, unsigned long *next,
+			  bool *later);
+void smcr_conn_reap(struct smc_sock *smc);
 
 /* smcr_buf.c */
 struct smcr_buf *smcr_buf_get(struct smcr_lgr *lgr, u8 comp, bool rmb,
