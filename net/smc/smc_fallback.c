@@ -196,15 +196,6 @@ void smc_clcsk_detach(struct smc_sock *smc)
 	write_unlock_bh(&clcsk->sk_callback_lock);
 }
 
-/* Is any callback of @clcsk still one of ours?  sk_callback_lock held */
-static bool smc_clcsk_has_ours(const struct sock *clcsk)
-{
-	return clcsk->sk_data_ready == smc_clcsk_data_ready ||
-	       clcsk->sk_write_space == smc_clcsk_write_space ||
-	       clcsk->sk_state_change == smc_clcsk_state_change ||
-	       clcsk->sk_error_report == smc_clcsk_error_report;
-}
-
 /*
  * Release the clcsock of a socket whose callbacks smc_clcsk_detach()
  * reset.  A ULP the user put on the redirected fd (kTLS: TCP_ULP "tls"
@@ -221,16 +212,14 @@ void smc_clcsk_release(struct socket *clcsock)
 	sock_hold(clcsk);
 	sock_release(clcsock);
 	write_lock_bh(&clcsk->sk_callback_lock);
-	if (smc_clcsk_has_ours(clcsk)) {
-		if (clcsk->sk_data_ready == smc_clcsk_data_ready)
-			clcsk->sk_data_ready = smc_tcp_cb.data_ready;
-		if (clcsk->sk_write_space == smc_clcsk_write_space)
-			clcsk->sk_write_space = smc_tcp_cb.write_space;
-		if (clcsk->sk_state_change == smc_clcsk_state_change)
-			clcsk->sk_state_change = smc_tcp_cb.state_change;
-		if (clcsk->sk_error_report == smc_clcsk_error_report)
-			clcsk->sk_error_report = smc_tcp_cb.error_report;
-	}
+	if (clcsk->sk_data_ready == smc_clcsk_data_ready)
+		clcsk->sk_data_ready = smc_tcp_cb.data_ready;
+	if (clcsk->sk_write_space == smc_clcsk_write_space)
+		clcsk->sk_write_space = smc_tcp_cb.write_space;
+	if (clcsk->sk_state_change == smc_clcsk_state_change)
+		clcsk->sk_state_change = smc_tcp_cb.state_change;
+	if (clcsk->sk_error_report == smc_clcsk_error_report)
+		clcsk->sk_error_report = smc_tcp_cb.error_report;
 	write_unlock_bh(&clcsk->sk_callback_lock);
 	sock_put(clcsk);
 }
