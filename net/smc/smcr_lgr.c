@@ -233,24 +233,16 @@ static void smcr_lgr_end_hw(struct smcr_lgr *lgr, u32 reason)
 }
 
 /*
- * @lgr is gone: a pending search for a second link, with the reference
- * it holds, goes too (none is queued after: smcr_lgr_add_later() looks
- * at gone).  smcr_lgrs_lock held.
+ * @lgr is gone: the pending works that hold a reference of their own
+ * go, with it: the search for a second link and the reap of orphans
+ * (none is queued after: smcr_lgr_add_later() and smcr_lgr_orphan_at()
+ * look at gone).  smcr_lgrs_lock held.
  */
-static void smcr_lgr_cancel_again(struct smcr_lgr *lgr)
-{
-	if (cancel_delayed_work(&lgr->again_work))
-		smcr_lgr_put(lgr);
-}
-
-/*
- * @lgr is gone: its orphans go with the connections it aborts, the
- * pending reap with its reference (none is queued after: see
- * smcr_lgr_orphan_at()).  smcr_lgrs_lock held.
- */
-static void smcr_lgr_cancel_orphans(struct smcr_lgr *lgr)
+static void smcr_lgr_cancel_pending(struct smcr_lgr *lgr)
 {
 	lockdep_assert_held(&smcr_lgrs_lock);
+	if (cancel_delayed_work(&lgr->again_work))
+		smcr_lgr_put(lgr);
 	if (cancel_delayed_work(&lgr->orphan_work))
 		smcr_lgr_put(lgr);
 }
@@ -270,8 +262,7 @@ static void smcr_lgr_end(struct smcr_lgr *lgr, u32 reason)
 	 */
 	if (cancel_delayed_work(&lgr->linger_work))
 		smcr_lgr_put(lgr);
-	smcr_lgr_cancel_orphans(lgr);
-	smcr_lgr_cancel_again(lgr);
+	smcr_lgr_cancel_pending(lgr);
 	mutex_unlock(&smcr_lgrs_lock);
 	if (!was_gone)
 		smcr_lgr_end_hw(lgr, reason);
@@ -351,8 +342,7 @@ static void smcr_lgr_linger_work(struct work_struct *work)
 	/* gone under the lock that adds connections: none joins now */
 	lgr->gone = true;
 	list_del_init(&lgr->list);
-	smcr_lgr_cancel_orphans(lgr);
-	smcr_lgr_cancel_again(lgr);
+	smcr_lgr_cancel_pending(lgr);
 	mutex_unlock(&smcr_lgrs_lock);
 	smcr_lgr_end_hw(lgr, SMC_LLC_DEL_PROG_INIT_TERM);
 	smcr_lgr_put(lgr);	/* the timer's */
