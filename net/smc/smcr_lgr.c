@@ -43,6 +43,7 @@ static struct workqueue_struct *smcr_lgr_wq;
 static struct dentry *smcr_lgr_debugfs;
 static struct dentry *smcr_link_error_debugfs;
 static struct dentry *smcr_rkeys_debugfs;
+static struct dentry *smcr_rdma_write_debugfs;
 
 static void smcr_lgr_free(struct smcr_lgr *lgr)
 {
@@ -1264,6 +1265,57 @@ static const struct file_operations smcr_link_error_fops = {
 	.llseek	= noop_llseek,
 };
 
+/*
+ * Tests: "GROUP LINK RKEY ADDR" written to smcr-rdma-write makes that
+ * link write 8 bytes to RKEY at ADDR of its peer, as a hostile peer
+ * would; the write() fails with -EACCES when the peer refused the key.
+ */
+static ssize_t smcr_rdma_write_write(struct file *file,
+				     const char __user *ubuf, size_t len,
+				     loff_t *ppos)
+{
+	struct smcr_lgr *lgr, *found = NULL;
+	struct smcr_link *link;
+	u32 lgr_id, link_id, rkey;
+	int rc = -ENOENT;
+	char buf[64];
+	u64 addr;
+
+	if (!len || len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u %u %x %llx", &lgr_id, &link_id, &rkey,
+		   &addr) != 4 || link_id > U8_MAX)
+		return -EINVAL;
+	mutex_lock(&smcr_lgrs_lock);
+	list_for_each_entry(lgr, &smcr_lgrs, list) {
+		if (lgr->id == lgr_id && refcount_inc_not_zero(&lgr->refs)) {
+			found = lgr;
+			break;
+		}
+	}
+	mutex_unlock(&smcr_lgrs_lock);
+	if (!found)
+		return rc;
+	/* no link is released meanwhile */
+	mutex_lock(&found->llc_flow);
+	link = smcr_llc_link_by_id(found, link_id);
+	if (link && link->qp && READ_ONCE(link->state) == SMCR_LINK_ACTIVE)
+		rc = smcr_link_test_write(link, rkey, addr);
+	mutex_unlock(&found->llc_flow);
+	smcr_lgr_put(found);
+	return rc ?: len;
+}
+
+static const struct file_operations smcr_rdma_write_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= smcr_rdma_write_write,
+	.llseek	= noop_llseek,
+};
+
 int smcr_lgr_init(struct dentry *debugfs)
 {
 	smcr_lgr_wq = alloc_workqueue("smcr_lgr_wq", 0, 0);
@@ -1277,6 +1329,9 @@ int smcr_lgr_init(struct dentry *debugfs)
 						      &smcr_link_error_fops);
 	smcr_rkeys_debugfs = debugfs_create_file("smcr-rkeys", 0400, debugfs,
 						 NULL, &smcr_rkeys_fops);
+	smcr_rdma_write_debugfs = debugfs_create_file("smcr-rdma-write", 0200,
+						      debugfs, NULL,
+						      &smcr_rdma_write_fops);
 	/* removed with the directory */
 	debugfs_create_u8("smcr-llc-test", 0600, debugfs, &smcr_llc_test);
 	return 0;
@@ -1287,6 +1342,8 @@ void smcr_lgr_exit(void)
 {
 	struct smcr_lgr *lgr;
 
+	debugfs_remove(smcr_rdma_write_debugfs);
+	smcr_rdma_write_debugfs = NULL;
 	debugfs_remove(smcr_rkeys_debugfs);
 	smcr_rkeys_debugfs = NULL;
 	debugfs_remove(smcr_link_error_debugfs);

@@ -62,7 +62,12 @@ static void smcr_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 					      reg_cqe);
 
 	smcr_link_count_wc(link);
-	link->reg_status = wc->status == IB_WC_SUCCESS ? 0 : -EIO;
+	if (wc->status == IB_WC_SUCCESS)
+		link->reg_status = 0;
+	else if (wc->status == IB_WC_REM_ACCESS_ERR)
+		link->reg_status = -EACCES;
+	else
+		link->reg_status = -EIO;
 	complete(&link->reg_done);
 }
 
@@ -589,13 +594,14 @@ static struct smcr_slot *smcr_slot_get_alone(struct smcr_link *link)
 }
 
 /*
- * Make @buf usable for the peer's RDMA writes on @link: a fast
- * registration work request, waited for up to SMCR_REG_WAIT.
+ * Post @wr as a signaled work request of @link, completing on reg_cqe,
+ * and wait for it up to SMCR_REG_WAIT; with @alone, nothing else is in
+ * the send queue meanwhile (smcr_slot_get_alone()).  A failure takes
+ * the link down.
  */
-int smcr_link_reg_buf(struct smcr_link *link, struct smcr_buf *buf)
+static int smcr_link_post_wait(struct smcr_link *link, struct ib_send_wr *wr,
+			       bool alone)
 {
-	bool alone = link->dev->reg_alone;
-	struct ib_reg_wr wr = {};
 	const struct ib_send_wr *bad;
 	struct smcr_slot *slot;
 	long left;
@@ -610,15 +616,9 @@ int smcr_link_reg_buf(struct smcr_link *link, struct smcr_buf *buf)
 	}
 	reinit_completion(&link->reg_done);
 	link->reg_status = -ETIMEDOUT;
-	wr.wr.wr_cqe = &link->reg_cqe;
-	wr.wr.opcode = IB_WR_REG_MR;
-	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.mr = buf->map[link->idx].mr;
-	wr.key = wr.mr->rkey;
-	/* a send buffer is only gathered from */
-	wr.access = IB_ACCESS_LOCAL_WRITE |
-		    (buf->rmb ? IB_ACCESS_REMOTE_WRITE : 0);
-	rc = ib_post_send(link->qp, &wr.wr, &bad);
+	wr->wr_cqe = &link->reg_cqe;
+	wr->send_flags |= IB_SEND_SIGNALED;
+	rc = ib_post_send(link->qp, wr, &bad);
 	if (!rc) {
 		left = wait_for_completion_timeout(&link->reg_done,
 						   SMCR_REG_WAIT);
@@ -631,6 +631,50 @@ int smcr_link_reg_buf(struct smcr_link *link, struct smcr_buf *buf)
 	if (rc)
 		smcr_link_down(link);
 	return rc;
+}
+
+/*
+ * Make @buf usable for the peer's RDMA writes on @link: a fast
+ * registration work request, waited for up to SMCR_REG_WAIT.
+ */
+int smcr_link_reg_buf(struct smcr_link *link, struct smcr_buf *buf)
+{
+	struct ib_reg_wr wr = {};
+
+	wr.wr.opcode = IB_WR_REG_MR;
+	wr.mr = buf->map[link->idx].mr;
+	wr.key = wr.mr->rkey;
+	/* a send buffer is only gathered from */
+	wr.access = IB_ACCESS_LOCAL_WRITE |
+		    (buf->rmb ? IB_ACCESS_REMOTE_WRITE : 0);
+	return smcr_link_post_wait(link, &wr.wr, link->dev->reg_alone);
+}
+
+/*
+ * Tests: write 8 bytes of 0x5a, inline, to @rkey at @addr of the peer,
+ * as a hostile peer may with any key it knows.  0 when the peer's
+ * device took them, -EACCES when it refused the key.  Caller holds the
+ * group's llc_flow, so the QP stays.
+ */
+int smcr_link_test_write(struct smcr_link *link, u32 rkey, u64 addr)
+{
+	u8 data[8] __aligned(8);
+	struct ib_rdma_wr wr = {};
+	struct ib_sge sge;
+
+	if (!link->inline_cdc)
+		return -EOPNOTSUPP;
+	memset(data, 0x5a, sizeof(data));
+	sge.addr = (uintptr_t)data;
+	sge.length = sizeof(data);
+	sge.lkey = 0;
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.send_flags = IB_SEND_INLINE;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.remote_addr = addr;
+	wr.rkey = rkey;
+	return smcr_link_post_wait(link, &wr.wr, false);
 }
 
 /* Send the LLC message @m on @link in the link group's encoding */

@@ -388,6 +388,7 @@ int smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
 int smcr_llc_send_big(struct smcr_link *link, struct smc_llc_msg *m,
 		      const struct smc_llc_rkey *rkeys);
 int smcr_link_reg_buf(struct smcr_link *link, struct smcr_buf *buf);
+int smcr_link_test_write(struct smcr_link *link, u32 rkey, u64 addr);
 void smcr_llc_arm(struct smcr_link *link, u8 type, bool resp);
 int smcr_llc_wait(struct smcr_link *link, unsigned long timeout,
 		  struct smc_llc_msg *m);
