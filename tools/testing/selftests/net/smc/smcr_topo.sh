@@ -43,6 +43,47 @@ smcr_topo_setup()
 	trap smcr_topo_cleanup EXIT
 }
 
+# smcr_bed_require: a test of this module on the bed skips unless it
+# runs as root with the module loaded and debugfs mounted (after lib.sh;
+# a test checks what it needs beyond, then calls smcr_bed_begin)
+smcr_bed_require()
+{
+	[ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
+	[ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
+	require_tools rdma ip sysctl python3
+	require_smc
+	mount_debugfs
+}
+
+SMCR_SMCD_PARAM=/sys/module/smc/parameters/smcd
+smcr_smcd_saved=""
+
+# smcr_bed_begin NCASES: the KTAP header, the bed up (or a skip) and
+# SMC-D negotiation off.  At exit, smcr_bed_end runs the test's own
+# smcr_test_restore (if it defines one), puts SMC-D back and takes the
+# bed down.
+smcr_bed_begin()
+{
+	smcr_topo_setup
+	smcr_smcd_saved=$(cat "$SMCR_SMCD_PARAM")
+	trap smcr_bed_end EXIT
+	ktap_header "$1"
+	if ! smcr_topo_up; then
+		ktap_diag "$(rdma link show 2>&1)"
+		ktap_skip_all "the rxe test bed does not come up"
+	fi
+	echo N > "$SMCR_SMCD_PARAM"
+}
+
+smcr_bed_end()
+{
+	declare -F smcr_test_restore >/dev/null && smcr_test_restore
+	cleanup
+	[ -z "$smcr_smcd_saved" ] ||
+		echo "$smcr_smcd_saved" > "$SMCR_SMCD_PARAM"
+	smcr_topo_cleanup
+}
+
 smcr_topo_cleanup()
 {
 	smcr_br_down

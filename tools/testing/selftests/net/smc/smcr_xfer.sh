@@ -30,24 +30,24 @@ xfer()
 	xfer_rc=$rc
 }
 
-# hold_many TAG N BYTES: N transfers to SMCR_B of BYTES each way,
-# connected, with each end holding before its transfer (smc_xfer -H)
-# until go_many TAG (pids in many).  Non-zero when the connections
-# were not all made within 30 s.
+# hold_many TAG N BYTES: N transfers to SMCR_B (or HOLD_TO) of BYTES
+# each way, connected, with each end holding before its transfer
+# (smc_xfer -H) until go_many TAG (pids in many).  Non-zero when the
+# connections were not all made within 30 s.
 hold_many()
 {
-	local i port rc=0
+	local i port rc=0 to=${HOLD_TO:-$SMCR_B}
 
 	many=()
 	for i in $(seq "$2"); do
 		port=$(free_port)
-		"$XFER" -s "$SMCR_B" "$port" -n "$3" -m "$3" -S "$i" \
+		"$XFER" -s "$to" "$port" -n "$3" -m "$3" -S "$i" \
 			-t 240 -r "$tmp_dir/$1.r$i" -H "$tmp_dir/$1.hs$i" \
 			> "$tmp_dir/$1.s$i" 2>&1 &
 		many+=($!)
 		track $!
 		wait_until 10 test -e "$tmp_dir/$1.r$i"
-		"$XFER" -c "$SMCR_B" "$port" -n "$3" -m "$3" -S "$i" \
+		"$XFER" -c "$to" "$port" -n "$3" -m "$3" -S "$i" \
 			-t 240 -H "$tmp_dir/$1.hc$i" > "$tmp_dir/$1.c$i" 2>&1 &
 		many+=($!)
 		track $!
