@@ -102,7 +102,7 @@ static int smcr_buf_map(struct smcr_buf *buf, struct smcr_link *link)
 		sg_dma_address(&one) = dma;
 		sg_dma_len(&one) = buf->len;
 	}
-	mp->mr = ib_alloc_mr(link->dev->pd, IB_MR_TYPE_MEM_REG,
+	mp->mr = ib_alloc_mr(link->pd->pd, IB_MR_TYPE_MEM_REG,
 			     DIV_ROUND_UP(buf->len, PAGE_SIZE));
 	if (IS_ERR(mp->mr)) {
 		mp->mr = NULL;

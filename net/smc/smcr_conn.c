@@ -1118,7 +1118,7 @@ static void __smcr_tx_write(struct smc_sock *smc, struct smcr_slot *slot)
 			sge[n].lkey = mp->mr->lkey;
 		} else {
 			sge[n].addr = mp->dma + off;
-			sge[n].lkey = link->dev->pd->local_dma_lkey;
+			sge[n].lkey = link->pd->pd->local_dma_lkey;
 			ib_dma_sync_single_for_device(ibdev, sge[n].addr,
 						      chunk, DMA_TO_DEVICE);
 		}

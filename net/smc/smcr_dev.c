@@ -168,8 +168,7 @@ static int smcr_dev_add(struct ib_device *ibdev)
 	dev->ibdev = ibdev;
 	dev->ncqv = n;
 	dev->reg_alone = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
-	for (p = 0; p < n; p++)
-		INIT_LIST_HEAD(&dev->cqv[p].srqs);
+	INIT_LIST_HEAD(&dev->pds);
 	refcount_set(&dev->refs, 1);
 	mutex_init(&dev->setup_lock);
 	init_waitqueue_head(&dev->unbind_wq);
@@ -216,8 +215,6 @@ void smcr_dev_put(struct smcr_dev *dev)
 static void smcr_dev_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct smcr_dev *dev = client_data;
-	struct smcr_srq *s, *n;
-	unsigned int i;
 
 	mutex_lock(&smcr_devs_lock);
 	list_del(&dev->node);
@@ -233,36 +230,74 @@ static void smcr_dev_remove(struct ib_device *ibdev, void *client_data)
 	smcr_lgrs_dev_gone(dev);
 	/*
 	 * Groups that were ending already (off the list) may still be
-	 * destroying their QPs: the SRQs and the PD go after the last.
-	 * If one never lets go, they stay (a leak, not a crash).
+	 * destroying their QPs: the last of a group's links on the device
+	 * frees its SRQs and PD.  If one never lets go, they stay (a leak,
+	 * not a crash).
 	 */
 	if (!wait_event_timeout(dev->unbind_wq, !smcr_dev_bound(dev),
-				SMCR_DEV_GONE_WAIT)) {
+				SMCR_DEV_GONE_WAIT))
 		pr_err("%s: QPs still bound, device resources left\n",
 		       dev_name(&ibdev->dev));
-		smcr_dev_put(dev);
-		return;
-	}
-
-	mutex_lock(&dev->setup_lock);
-	for (i = 0; i < dev->ncqv; i++) {
-		list_for_each_entry_safe(s, n, &dev->cqv[i].srqs, node) {
-			list_del(&s->node);
-			smcr_srq_destroy(s);
-		}
-	}
-	if (dev->pd)
-		ib_dealloc_pd(dev->pd);
-	dev->pd = NULL;
-	mutex_unlock(&dev->setup_lock);
 	smcr_dev_put(dev);
 }
 
+static atomic64_t smcr_pd_owners = ATOMIC64_INIT(0);
+
+/* A key for a new link group's PDs: never used again */
+u64 smcr_pd_owner(void)
+{
+	return atomic64_inc_return(&smcr_pd_owners);
+}
+
+/* The PD of @owner on @dev, made for its first link; setup_lock held */
+static struct smcr_pd *smcr_pd_get(struct smcr_dev *dev, u64 owner)
+{
+	struct smcr_pd *pd;
+
+	lockdep_assert_held(&dev->setup_lock);
+	list_for_each_entry(pd, &dev->pds, node)
+		if (pd->owner == owner)
+			goto found;
+	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+	if (!pd)
+		return ERR_PTR(-ENOMEM);
+	pd->pd = ib_alloc_pd(dev->ibdev, 0);
+	if (IS_ERR(pd->pd)) {
+		int rc = PTR_ERR(pd->pd);
+
+		kfree(pd);
+		return ERR_PTR(rc);
+	}
+	pd->owner = owner;
+	INIT_LIST_HEAD(&pd->srqs);
+	list_add(&pd->node, &dev->pds);
+found:
+	pd->links++;
+	return pd;
+}
+
 /*
- * A new link's QP goes to the least-used vector of @dev; the first
- * link makes the device's PD.
+ * A link of @pd is gone, its QP destroyed: the last one frees the PD.
+ * An SRQ the device would not destroy keeps it (a leak, not a crash).
  */
-int smcr_dev_bind(struct smcr_dev *dev, unsigned int *vec)
+static void smcr_pd_put(struct smcr_dev *dev, struct smcr_pd *pd)
+{
+	lockdep_assert_held(&dev->setup_lock);
+	if (WARN_ON_ONCE(!pd->links) || --pd->links)
+		return;
+	if (!list_empty(&pd->srqs))
+		return;
+	list_del(&pd->node);
+	ib_dealloc_pd(pd->pd);
+	kfree(pd);
+}
+
+/*
+ * A new link's QP goes to the least-used vector of @dev, in the PD of
+ * its group (@owner) there, *@pd.
+ */
+int smcr_dev_bind(struct smcr_dev *dev, u64 owner, unsigned int *vec,
+		  struct smcr_pd **pd)
 {
 	unsigned int bound[SMCR_MAX_VECS], i, v;
 	int rc = 0;
@@ -272,13 +307,11 @@ int smcr_dev_bind(struct smcr_dev *dev, unsigned int *vec)
 		rc = -ENODEV;
 		goto out;
 	}
-	if (!dev->pd) {
-		dev->pd = ib_alloc_pd(dev->ibdev, 0);
-		if (IS_ERR(dev->pd)) {
-			rc = PTR_ERR(dev->pd);
-			dev->pd = NULL;
-			goto out;
-		}
+	*pd = smcr_pd_get(dev, owner);
+	if (IS_ERR(*pd)) {
+		rc = PTR_ERR(*pd);
+		*pd = NULL;
+		goto out;
 	}
 	spin_lock_bh(&dev->lock);
 	for (i = 0; i < dev->ncqv; i++)
@@ -293,50 +326,71 @@ out:
 }
 
 /*
- * A link whose QP completes on @cq (of vector @vec) adds @n receive
- * buffers to the CQ's SRQ, made for the first such link.  One SRQ per
- * CQ: the receives of its QPs complete on no other CQ, so the CQ
- * entries the links take cover every buffer posted.
+ * A link of @pd whose QP completes on @cq (of vector @vec) adds @n
+ * receive buffers to the SRQ of @pd on @cq, made for the first such
+ * link.  One SRQ per CQ: the receives of its QPs complete on no other
+ * CQ, so the CQ entries the links take cover every buffer posted.
+ * The links of a PD are those of one group, whose shares are all @n:
+ * the SRQ is made for SMCR_LINKS of them, not for the device's most.
  */
-int smcr_dev_srq_join(struct smcr_dev *dev, unsigned int vec,
-		      struct ib_cq *cq, unsigned int n, struct smcr_srq **srq)
+int smcr_dev_srq_join(struct smcr_dev *dev, struct smcr_pd *pd,
+		      unsigned int vec, struct ib_cq *cq, unsigned int n,
+		      struct smcr_srq **srq)
 {
 	struct smcr_srq *s;
 	int rc;
 
 	mutex_lock(&dev->setup_lock);
-	list_for_each_entry(s, &dev->cqv[vec].srqs, node)
+	list_for_each_entry(s, &pd->srqs, node)
 		if (smcr_srq_cq(s) == cq)
 			goto found;
-	s = smcr_srq_create(dev->ibdev, dev->pd, cq);
+	s = smcr_srq_create(dev->ibdev, pd->pd, cq, SMCR_LINKS * n);
 	if (IS_ERR(s)) {
 		rc = PTR_ERR(s);
 		goto out;
 	}
-	list_add(&s->node, &dev->cqv[vec].srqs);
+	s->vec = vec;
+	list_add(&s->node, &pd->srqs);
 found:
 	rc = smcr_srq_grow(s, n);
-	if (!rc)
+	if (!rc) {
+		s->links++;
 		*srq = s;
+	} else if (!s->links) {
+		list_del(&s->node);
+		smcr_srq_destroy(s);
+	}
 out:
 	mutex_unlock(&dev->setup_lock);
 	return rc;
 }
 
-/* The link's QP is gone: the CQ entries the SRQ keeps of its share */
-unsigned int smcr_dev_srq_leave(struct smcr_dev *dev, struct smcr_srq *srq,
-				unsigned int n)
+/*
+ * The link's QP is gone: the CQ entries the SRQ keeps of its share.
+ * The last link frees the SRQ, which gives them back itself.
+ */
+unsigned int smcr_dev_srq_leave(struct smcr_dev *dev, struct smcr_pd *pd,
+				struct smcr_srq *srq, unsigned int n)
 {
 	unsigned int keep;
 
 	mutex_lock(&dev->setup_lock);
 	keep = smcr_srq_shrink(srq, n);
+	if (!WARN_ON_ONCE(!srq->links) && !--srq->links) {
+		list_del(&srq->node);
+		if (!smcr_srq_destroy(srq))
+			list_add(&srq->node, &pd->srqs);
+	}
 	mutex_unlock(&dev->setup_lock);
 	return keep;
 }
 
-void smcr_dev_unbind(struct smcr_dev *dev, unsigned int vec, u64 done)
+void smcr_dev_unbind(struct smcr_dev *dev, struct smcr_pd *pd,
+		     unsigned int vec, u64 done)
 {
+	mutex_lock(&dev->setup_lock);
+	smcr_pd_put(dev, pd);
+	mutex_unlock(&dev->setup_lock);
 	spin_lock_bh(&dev->lock);
 	dev->cqv[vec].done += done;
 	if (!WARN_ON_ONCE(!dev->cqv[vec].qps))
@@ -703,6 +757,7 @@ int smcr_dev_info_next(const struct net *net, u32 from,
 	struct smcr_dev *dev, *best = NULL;
 	struct device *parent;
 	struct smcr_srq *s;
+	struct smcr_pd *pd;
 	unsigned int i;
 
 	memset(info, 0, sizeof(*info));
@@ -729,9 +784,9 @@ int smcr_dev_info_next(const struct net *net, u32 from,
 			sizeof(info->pci_id));
 	}
 	mutex_lock(&dev->setup_lock);
-	for (i = 0; i < dev->ncqv; i++)
-		list_for_each_entry(s, &dev->cqv[i].srqs, node)
-			info->vec_rx[i] += smcr_srq_posted(s);
+	list_for_each_entry(pd, &dev->pds, node)
+		list_for_each_entry(s, &pd->srqs, node)
+			info->vec_rx[s->vec] += smcr_srq_posted(s);
 	mutex_unlock(&dev->setup_lock);
 	spin_lock_bh(&dev->lock);
 	for (i = 0; i < SMCR_PNET_PORTS; i++) {

@@ -8,7 +8,14 @@
  * link's QP is bound to the least-used one (smcr_cq_pick.h) and takes
  * its CQ from the RDMA core's shared CQ pool on that vector.
  *
- * Lock order: smcr_devs_lock (mutex) -> smcr_dev.lock (spinlock).
+ * Each link group has a protection domain of its own on each device it
+ * uses: a device checks a peer's RDMA access against the PD of the QP
+ * it comes in on, so the QPs of one group reach the memory regions of
+ * that group only.  The receives of a group's links on one pool CQ come
+ * from one SRQ of that PD.
+ *
+ * Lock order: smcr_devs_lock (mutex) -> smcr_dev.lock (spinlock);
+ * smcr_dev.setup_lock (mutex) -> smcr_dev.lock.
  */
 #ifndef __SMCR_DEV_H
 #define __SMCR_DEV_H
@@ -38,16 +45,23 @@ struct smcr_srq;
 struct smcr_cq_vec {
 	unsigned int		qps;		/* links' QPs bound here */
 	u64			done;		/* completions of unbound links */
-	/* an SRQ for each pool CQ of the vector in use; under setup_lock */
-	struct list_head	srqs;
+};
+
+/* The protection domain of a link group on a device; under setup_lock */
+struct smcr_pd {
+	struct list_head	node;		/* in the device's pds */
+	struct ib_pd		*pd;
+	u64			owner;		/* its group's smcr_pd_owner() */
+	unsigned int		links;		/* bound to it */
+	struct list_head	srqs;		/* one per pool CQ in use */
 };
 
 struct smcr_dev {
 	struct ib_device	*ibdev;
 	struct list_head	node;		/* in smcr_devs */
 	refcount_t		refs;		/* the list and links */
-	struct mutex		setup_lock;	/* pd, the vectors' srqs */
-	struct ib_pd		*pd;		/* made for the first link */
+	struct mutex		setup_lock;	/* pds, and their srqs */
+	struct list_head	pds;		/* of the groups bound here */
 	wait_queue_head_t	unbind_wq;	/* a QP was unbound */
 	bool			gone;		/* remove() runs */
 	/* does the device signal Last WQE Reached? (SMCR_LAST_WQE_*) */
@@ -128,12 +142,16 @@ u16 smcr_ndev_vlan(const struct net_device *ndev);
 extern u8 smcr_v1_test;
 int smcr_dev_find_alt(const u8 *gid, struct smcr_dev *not_dev, u8 not_port,
 		      struct smcr_gid_info *gi);
-int smcr_dev_bind(struct smcr_dev *dev, unsigned int *vec);
-int smcr_dev_srq_join(struct smcr_dev *dev, unsigned int vec,
-		      struct ib_cq *cq, unsigned int n, struct smcr_srq **srq);
-unsigned int smcr_dev_srq_leave(struct smcr_dev *dev, struct smcr_srq *srq,
-				unsigned int n);
-void smcr_dev_unbind(struct smcr_dev *dev, unsigned int vec, u64 done);
+u64 smcr_pd_owner(void);
+int smcr_dev_bind(struct smcr_dev *dev, u64 owner, unsigned int *vec,
+		  struct smcr_pd **pd);
+int smcr_dev_srq_join(struct smcr_dev *dev, struct smcr_pd *pd,
+		      unsigned int vec, struct ib_cq *cq, unsigned int n,
+		      struct smcr_srq **srq);
+unsigned int smcr_dev_srq_leave(struct smcr_dev *dev, struct smcr_pd *pd,
+				struct smcr_srq *srq, unsigned int n);
+void smcr_dev_unbind(struct smcr_dev *dev, struct smcr_pd *pd,
+		     unsigned int vec, u64 done);
 void smcr_dev_hold(struct smcr_dev *dev);
 void smcr_dev_put(struct smcr_dev *dev);
 bool smcr_devs_present(void);

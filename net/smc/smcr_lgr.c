@@ -468,6 +468,8 @@ struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi,
 	lgr->recv_wr = READ_ONCE(sn->smcr_max_recv_wr);
 	/* only connections of this netns join it, only it sees the group */
 	lgr->net_cookie = net->net_cookie;
+	/* its own protection domains: its peer reaches its RMBs only */
+	lgr->pd_owner = smcr_pd_owner();
 	link = smcr_link_create(lgr, gi->dev, gi->port, gi->sgid_index,
 				gi->gid, gi->mac);
 	if (IS_ERR(link)) {

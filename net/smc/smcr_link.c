@@ -272,7 +272,7 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 	INIT_LIST_HEAD(&link->dead);
 
 	/* first: a device being removed refuses, then ibdev may be used */
-	rc = smcr_dev_bind(dev, &link->vec);
+	rc = smcr_dev_bind(dev, lgr->pd_owner, &link->vec, &link->pd);
 	if (rc)
 		goto out_free;
 	link->rx_bufs = min_t(unsigned int, lgr->recv_wr, SMCR_SRQ_MAX);
@@ -288,8 +288,8 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 		goto out_slots;
 	}
 	/* the CQ's SRQ, with our receives added */
-	rc = smcr_dev_srq_join(dev, link->vec, link->cq, link->rx_bufs,
-			       &link->srq);
+	rc = smcr_dev_srq_join(dev, link->pd, link->vec, link->cq,
+			       link->rx_bufs, &link->srq);
 	if (rc)
 		goto out_cq;
 	srq = smcr_srq_ib(link->srq);
@@ -304,11 +304,11 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 	qa.cap.max_send_wr = SMCR_SQ_WR(link->nslots);
 	qa.cap.max_send_sge = 2;
 	qa.cap.max_inline_data = SMCR_CDC_MSG_LEN;
-	link->qp = ib_create_qp(dev->pd, &qa);
+	link->qp = ib_create_qp(link->pd->pd, &qa);
 	if (IS_ERR(link->qp)) {
 		/* no inline sends then: the slots are DMA-mapped anyway */
 		qa.cap.max_inline_data = 0;
-		link->qp = ib_create_qp(dev->pd, &qa);
+		link->qp = ib_create_qp(link->pd->pd, &qa);
 	}
 	if (IS_ERR(link->qp)) {
 		rc = PTR_ERR(link->qp);
@@ -332,13 +332,14 @@ out_qp:
 	ib_destroy_qp(link->qp);
 out_srq:
 	/* the SRQ keeps the CQ entries of buffers posted for us */
-	link->cqes -= smcr_dev_srq_leave(dev, link->srq, link->rx_bufs);
+	link->cqes -= smcr_dev_srq_leave(dev, link->pd, link->srq,
+					 link->rx_bufs);
 out_cq:
 	ib_cq_pool_put(link->cq, link->cqes);
 out_slots:
 	smcr_link_slots_free(link);
 out_unbind:
-	smcr_dev_unbind(dev, link->vec, 0);
+	smcr_dev_unbind(dev, link->pd, link->vec, 0);
 out_free:
 	smcr_dev_put(dev);
 	kfree(link);
@@ -491,7 +492,7 @@ static int __smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
 	int rc;
 
 	sge.length = SMCR_CDC_MSG_LEN;
-	sge.lkey = link->dev->pd->local_dma_lkey;
+	sge.lkey = link->pd->pd->local_dma_lkey;
 	send.wr_cqe = &slot->cqe;
 	send.opcode = IB_WR_SEND;
 	send.sg_list = &sge;
@@ -982,12 +983,14 @@ void smcr_link_release(struct smcr_link *link)
 	ib_destroy_qp(link->qp);
 	link->qp = NULL;
 	/* the SRQ keeps the CQ entries of receives posted for us */
-	link->cqes -= smcr_dev_srq_leave(link->dev, link->srq, link->rx_bufs);
+	link->cqes -= smcr_dev_srq_leave(link->dev, link->pd, link->srq,
+					 link->rx_bufs);
 	link->srq = NULL;
 	ib_cq_pool_put(link->cq, link->cqes);
 	link->cq = NULL;
-	smcr_dev_unbind(link->dev, link->vec,
+	smcr_dev_unbind(link->dev, link->pd, link->vec,
 			READ_ONCE(link->completions));
+	link->pd = NULL;
 	smcr_link_slots_free(link);
 }
 

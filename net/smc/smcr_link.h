@@ -124,11 +124,12 @@ struct smcr_slot {
 struct smcr_link {
 	struct smcr_lgr		*lgr;
 	struct smcr_dev		*dev;		/* holds a reference */
+	struct smcr_pd		*pd;		/* its group's on dev */
 	struct ib_qp		*qp;
 	u32			qp_num;		/* kept when qp is gone */
 	struct ib_cq		*cq;		/* from the pool */
 	unsigned int		cqes;		/* taken in the pool CQ */
-	struct smcr_srq		*srq;		/* of the CQ */
+	struct smcr_srq		*srq;		/* of the PD on the CQ */
 	unsigned int		rx_bufs;	/* added to the SRQ */
 	unsigned int		vec;		/* completion vector */
 	u64			completions;	/* handled, by the CQ's poller */
@@ -254,6 +255,7 @@ struct smcr_lgr {
 	u8			peer_host[SMC_CLC_HOSTNAME_LEN];
 	u8			eid[SMC_CLC_EID_LEN];
 	u64			net_cookie;
+	u64			pd_owner;	/* its PDs' key, smcr_pd_owner() */
 	struct in6_addr		peer_addr;	/* TCP peer: IPv4-mapped */
 	refcount_t		refs;
 	/* under smcr_lgrs_lock and buf_lock, either for readers */

@@ -2,18 +2,20 @@
 /*
  * Shared Memory Communications: the shared receive queue of a pool CQ.
  *
- * Every link whose QP completes on a CQ takes its receives from the
- * CQ's SRQ, and adds its share (net.smc.smcr_max_recv_wr, sampled when
- * its group was made) to the buffers the SRQ keeps posted, up to the
- * SRQ's size.  So receive buffers follow the links, and an idle link
- * does not hold its own.  A buffer is SMCR_RX_LEN bytes, enough for any
- * CDC or LLC message, followed by a tail of its own (a page, its second
- * SGE) that takes the rest of the two large LLC messages of SMC-Rv2.
- * The device may complete any number of receives, from any QP of the
- * CQ, before we read the first: a tail shared by the buffers would then
- * hold a later message's bytes, perhaps another peer's.  The heads of
- * a chunk's buffers are together, for the CDC messages of the data
- * path; the tails are separate pages.
+ * Every link of a group whose QP completes on a CQ takes its receives
+ * from the SRQ of the group's protection domain on that CQ (a device
+ * checks an SRQ's buffers against the PD of the QP that takes them),
+ * and adds its share (net.smc.smcr_max_recv_wr, sampled when its group
+ * was made) to the buffers the SRQ keeps posted, up to the SRQ's size.
+ * So receive buffers follow the links, and an idle link does not hold
+ * its own.  A buffer is SMCR_RX_LEN bytes, enough for any CDC or LLC
+ * message, followed by a tail of its own (a page, its second SGE) that
+ * takes the rest of the two large LLC messages of SMC-Rv2.  The device
+ * may complete any number of receives, from any QP of the SRQ, before
+ * we read the first: a tail shared by the buffers would then hold a
+ * later message's bytes, perhaps another link's.  The heads of a
+ * chunk's buffers are together, for the CDC messages of the data path;
+ * the tails are separate pages.  The last link to leave frees the SRQ.
  *
  * The completion handler hands a buffer's message to its link and puts
  * the buffer on a lock-free list; when a batch is there (the queue is
@@ -30,7 +32,8 @@
 #include "smcr_link.h"
 #include "smcr_srq.h"
 
-#define SMCR_SRQ_CHUNK		64	/* buffers allocated together */
+/* buffers allocated together: a link's default share (48) is three */
+#define SMCR_SRQ_CHUNK		16
 
 struct smcr_rxbuf {
 	struct ib_cqe		cqe;
@@ -376,15 +379,21 @@ unsigned int smcr_srq_shrink(struct smcr_srq *s, unsigned int n)
 	return keep;
 }
 
+/*
+ * An SRQ on @cq for QPs of @pd, with room for @most buffers (or the
+ * device's most, or SMCR_SRQ_MAX, if fewer).  A device makes room for
+ * all of them at once: rxe, for one, allocates and clears the ring.
+ */
 struct smcr_srq *smcr_srq_create(struct ib_device *ibdev, struct ib_pd *pd,
-				 struct ib_cq *cq)
+				 struct ib_cq *cq, unsigned int most)
 {
 	struct ib_srq_init_attr attr = {};
 	unsigned int cap, nchunks;
 	struct smcr_srq *s;
 	int rc;
 
-	cap = min_t(unsigned int, ibdev->attrs.max_srq_wr, SMCR_SRQ_MAX);
+	cap = min_t(unsigned int, ibdev->attrs.max_srq_wr,
+		    min_t(unsigned int, most, SMCR_SRQ_MAX));
 	if (!cap)
 		return ERR_PTR(-EOPNOTSUPP);
 	nchunks = DIV_ROUND_UP(cap, SMCR_SRQ_CHUNK);
@@ -414,8 +423,11 @@ struct smcr_srq *smcr_srq_create(struct ib_device *ibdev, struct ib_pd *pd,
 	return s;
 }
 
-/* No QP uses @s any more: its posted buffers go with it */
-void smcr_srq_destroy(struct smcr_srq *s)
+/*
+ * No QP uses @s any more: its posted buffers go with it (they complete
+ * no more: only a QP takes them).  False when the device refused.
+ */
+bool smcr_srq_destroy(struct smcr_srq *s)
 {
 	struct smcr_rxchunk *c;
 	unsigned int i;
@@ -424,7 +436,7 @@ void smcr_srq_destroy(struct smcr_srq *s)
 	if (ib_destroy_srq_user(s->srq, NULL)) {
 		pr_err("smc: %s: receive queue busy, left in place\n",
 		       dev_name(&s->ibdev->dev));
-		return;
+		return false;
 	}
 	for (i = 0; i < s->nchunks; i++) {
 		c = s->chunks[i];
@@ -439,4 +451,5 @@ void smcr_srq_destroy(struct smcr_srq *s)
 	if (s->held)
 		ib_cq_pool_put(s->cq, s->held);
 	kfree(s);
+	return true;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared Memory Communications: the shared receive queue of a pool CQ
- * (smcr_srq.c).
+ * Shared Memory Communications: the shared receive queue of a link
+ * group's protection domain on a pool CQ (smcr_srq.c).
  */
 #ifndef __SMCR_SRQ_H
 #define __SMCR_SRQ_H
@@ -20,7 +20,9 @@ struct smcr_link;
 struct smcr_rxchunk;
 
 struct smcr_srq {
-	struct list_head	node;		/* in its vector's srqs */
+	struct list_head	node;		/* in its PD's srqs */
+	unsigned int		vec;		/* of its CQ */
+	unsigned int		links;		/* taking receives from it */
 	struct ib_srq		*srq;
 	struct ib_cq		*cq;		/* its QPs' receives land here */
 	struct ib_device	*ibdev;
@@ -53,10 +55,10 @@ struct smcr_srq {
 };
 
 struct smcr_srq *smcr_srq_create(struct ib_device *ibdev, struct ib_pd *pd,
-				 struct ib_cq *cq);
+				 struct ib_cq *cq, unsigned int most);
 int smcr_srq_grow(struct smcr_srq *s, unsigned int n);
 unsigned int smcr_srq_shrink(struct smcr_srq *s, unsigned int n);
-void smcr_srq_destroy(struct smcr_srq *s);
+bool smcr_srq_destroy(struct smcr_srq *s);
 
 static inline struct ib_srq *smcr_srq_ib(const struct smcr_srq *s)
 {
