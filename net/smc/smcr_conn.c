@@ -1138,9 +1138,13 @@ static void __smcr_tx_write(struct smc_sock *smc, struct smcr_slot *slot)
 	m.cons = c->rx_cons;
 	m.prod_flags = c->tx_prod_flags;
 	m.conn_state_flags = c->tx_conn_flags;
+	/* test mode: the flags in a CDC the peer must drop as stale */
+	if (m.conn_state_flags &&
+	    (READ_ONCE(smcr_llc_test) & SMCR_LLC_TEST_STALE))
+		m.seqno -= 2;
 	smcr_cdc_build(slot->buf, SMCR_SLOT_LEN, &m);
 	slot->cdc = true;
-	slot->seq = m.seqno;
+	slot->seq = c->cdc_tx_seq;
 	slot->token = c->alert_token;
 	/* a failed post takes the link down; the connection moves */
 	smcr_slot_post(slot, wr, n);

@@ -501,6 +501,9 @@ bool smcr_rtok_get_link(struct smcr_lgr *lgr, int rtok, unsigned int idx,
 					 * peer's sends meet RNR NAKs, retried
 					 * for ever (rnr_retry 7)
 					 */
+#define SMCR_LLC_TEST_STALE	0x10	/* a CDC with connection state flags
+					 * carries an old sequence number
+					 */
 extern u8 smcr_llc_test;
 
 #endif /* __SMCR_LINK_H */
