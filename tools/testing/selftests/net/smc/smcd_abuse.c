@@ -24,6 +24,12 @@
  * root connection in init_net made meanwhile must take SMC-D; after
  * the attacker is gone the DMB counters are back at their baseline.
  *
+ * dmb_budget_of_a_user_in_init_net: the same flood by uid 65534 in
+ * init_net, with the default net.smc.rmem: it must end in the same
+ * Decline while it holds at most an eighth of the host's DMBs (the
+ * listener's children count as its owner's), and root's connection
+ * made meanwhile must take SMC-D.
+ *
  * setsockopt_against_close: uid 65534 runs 300 rounds of a pair whose
  * sockets two threads hammer with setsockopt()/getsockopt() (TCP and
  * socket options, every fourth round also TCP_FASTOPEN_CONNECT, which
@@ -837,6 +843,48 @@ static int flood_paths(const uint64_t *ino, int from, int to,
 }
 
 static int flood_c2p[2], flood_p2c[2];
+static int flood_own_ns;	/* in a user and network namespace of its own */
+static char flood_cg[96];	/* its memory cgroup, if there is one */
+
+/*
+ * A memory cgroup (v2) of its own for the attacker, in flood_cg; empty
+ * when cgroup v2 or its memory controller is not there
+ */
+static void flood_cg_make(void)
+{
+	char path[128];
+
+	flood_cg[0] = '\0';
+	if (access("/sys/fs/cgroup/cgroup.subtree_control", W_OK))
+		return;
+	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
+	snprintf(flood_cg, sizeof(flood_cg), "/sys/fs/cgroup/smcd_abuse.%d",
+		 getpid());
+	snprintf(path, sizeof(path), "%s/memory.current", flood_cg);
+	if (mkdir(flood_cg, 0755) || access(path, R_OK)) {
+		rmdir(flood_cg);
+		flood_cg[0] = '\0';
+	}
+}
+
+/* memory.current of the attacker's cgroup, or -1 */
+static long long flood_cg_bytes(void)
+{
+	char path[128];
+	long long v = -1;
+	FILE *f;
+
+	if (!flood_cg[0])
+		return -1;
+	snprintf(path, sizeof(path), "%s/memory.current", flood_cg);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
 
 static int flood_attacker(void)
 {
@@ -852,7 +900,15 @@ static int flood_attacker(void)
 	close(flood_c2p[0]);
 	close(flood_p2c[1]);
 	ino = calloc(max, sizeof(*ino));
-	if (!ino || become_nobody() || own_namespaces())
+	if (flood_cg[0]) {
+		char path[128], pid[16];
+
+		snprintf(path, sizeof(path), "%s/cgroup.procs", flood_cg);
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		if (write_file(path, pid))
+			ktap_diag("into %s: %s", flood_cg, strerror(errno));
+	}
+	if (!ino || become_nobody() || (flood_own_ns && own_namespaces()))
 		goto report;
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
@@ -915,21 +971,27 @@ static int dmbs_at(const struct lo_ism_stats *base, int ms,
 	return 0;
 }
 
-static void dmb_budget_of_a_user_netns(void)
+/*
+ * Case @name: the flood of uid 65534, in namespaces of its own when
+ * @own_ns, may hold @most DMBs at most
+ */
+static void dmb_flood_case(const char *name, int own_ns, int most)
 {
 	struct lo_ism_stats base, held, after;
 	struct flood_report r = {};
 	int kfd, ok = 1, cli, srv, lfd, st;
+	long long cg, dmb;
 	struct sockaddr_in a;
 	struct pollfd pfd;
 	long t;
 	pid_t pid;
 
 	if (lo_ism_read(&base)) {
-		ktap_skip("dmb_budget_of_a_user_netns",
-			  "no loopback-ism counters in debugfs");
+		ktap_skip(name, "no loopback-ism counters in debugfs");
 		return;
 	}
+	flood_own_ns = own_ns;
+	flood_cg_make();
 	kfd = kmsg_open();
 	if (pipe2(flood_c2p, O_CLOEXEC) || pipe2(flood_p2c, O_CLOEXEC))
 		ktap_fail_all("pipe");
@@ -952,6 +1014,7 @@ static void dmb_budget_of_a_user_netns(void)
 		ok = 0;
 	}
 	lo_ism_read(&held);
+	cg = flood_cg_bytes();
 	ktap_diag("flood: %d pairs in %ld ms, %d over SMC-D; %lld DMBs held (%lld before), %lld MiB of DMBs",
 		  r.pairs, now_ms() - t, r.smcd,
 		  held.dmbs_registered - base.dmbs_registered,
@@ -974,10 +1037,22 @@ static void dmb_budget_of_a_user_netns(void)
 			ok = 0;
 		}
 	}
-	if (held.dmbs_registered - base.dmbs_registered > HOST_DMBS / 4) {
-		ktap_diag("one user's netns held more than a quarter of the host's %d DMBs",
-			  HOST_DMBS);
+	if (held.dmbs_registered - base.dmbs_registered > most) {
+		ktap_diag("the flood held more than %d of the host's %d DMBs",
+			  most, HOST_DMBS);
 		ok = 0;
+	}
+	/* its DMBs, its children's included, are its cgroup's memory */
+	dmb = held.dmb_bytes - base.dmb_bytes;
+	if (cg < 0) {
+		ktap_diag("no memory cgroup of its own: charges not checked");
+	} else {
+		ktap_diag("its cgroup's memory: %lld MiB for %lld MiB of DMBs",
+			  cg >> 20, dmb >> 20);
+		if (cg < dmb) {
+			ktap_diag("the flood's DMBs were not all charged to it");
+			ok = 0;
+		}
 	}
 
 	/* the bystander: root in init_net, while the flood is held */
@@ -1012,7 +1087,9 @@ static void dmb_budget_of_a_user_netns(void)
 			  base.dmbs_registered, base.dmbs_attached);
 		ok = 0;
 	}
-	kmsg_result(kfd, ok, "dmb_budget_of_a_user_netns");
+	if (flood_cg[0] && rmdir(flood_cg))
+		ktap_diag("rmdir %s: %s", flood_cg, strerror(errno));
+	kmsg_result(kfd, ok, name);
 }
 
 /* The case runs, or is skipped for SMCD_ABUSE_ONLY */
@@ -1051,15 +1128,25 @@ int main(void)
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
 
-	ktap_header(4);
+	ktap_header(5);
 	if (smcr) {
 		ktap_skip("urgent_data_against_close", SMC_TEST_SKIP_SMCD);
 		ktap_skip("dmb_budget_of_a_user_netns", SMC_TEST_SKIP_SMCD);
+		ktap_skip("dmb_budget_of_a_user_in_init_net",
+			  SMC_TEST_SKIP_SMCD);
 	} else {
 		if (wanted("urgent_data_against_close"))
 			urgent_data_against_close();
+		/* a netns's own limit is an eighth, the attacker's children
+		 * are counted in its netns: at most a quarter, with slack
+		 */
 		if (wanted("dmb_budget_of_a_user_netns"))
-			dmb_budget_of_a_user_netns();
+			dmb_flood_case("dmb_budget_of_a_user_netns", 1,
+				       HOST_DMBS / 4);
+		/* the listener's children count as the attacker's */
+		if (wanted("dmb_budget_of_a_user_in_init_net"))
+			dmb_flood_case("dmb_budget_of_a_user_in_init_net", 0,
+				       HOST_DMBS / 8);
 	}
 	if (wanted("setsockopt_against_close"))
 		race_case("setsockopt_against_close", opt_attacker);
