@@ -117,6 +117,8 @@ static struct smc_sock *smc_listen_new_child(struct smc_sock *lsmc,
 			     GFP_KERNEL);
 	if (!nsk)
 		return NULL;
+	/* its listener's owner's, as a TCP child's */
+	nsk->sk_uid = lsk->sk_uid;
 	child = smc_sk(nsk);
 	child->clcsock = newclc;
 	if (smc_clcsk_attach(child)) {

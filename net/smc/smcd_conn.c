@@ -9,6 +9,7 @@
  * smc_handshake.c.
  */
 
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <net/sock.h>
@@ -130,6 +131,7 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev,
 			      const struct smcd_end *peer)
 {
 	struct smc_conn *c = &smc->conn;
+	struct mem_cgroup *memcg, *old = NULL;
 	struct smcd_dmb *dmb;
 	int comp, want;
 
@@ -138,6 +140,10 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev,
 		return -ENOSPC;
 	want = smc_buf_compress(READ_ONCE(smc->sk.sk_rcvbuf) / 2,
 				SMCD_DMB_MAX_CLASS);
+	/* a child's DMB is its listener's memory, not the worker's */
+	memcg = smc->listen_smc ? smc->listen_smc->sk.sk_memcg : NULL;
+	if (memcg)
+		old = set_active_memcg(memcg);
 	for (comp = want; comp >= 0; comp--) {
 		dmb = dev->ops->register_dmb(dev, smcd_dmb_class_len(comp),
 					     peer);
@@ -146,6 +152,8 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev,
 		if (PTR_ERR(dmb) == -ENOSPC)
 			break;
 	}
+	if (memcg)
+		set_active_memcg(old);
 	if (IS_ERR(dmb)) {
 		smcd_budget_put(sock_net(&smc->sk));
 		return PTR_ERR(dmb) == -ENOSPC ? -ENOSPC : -ENOMEM;
