@@ -123,6 +123,7 @@ struct smc_conn {
 	struct smcd_gid		peer_gid;
 	struct smcd_dmb		*rmb;		/* ours, written by the peer */
 	struct smcd_dmb		*peer;		/* the peer's, attached */
+	kuid_t			rmb_uid;	/* init_net: rmb counts here */
 
 	/* SMC-R */
 	struct smcr_lgr		*rlgr;		/* holds a reference */

@@ -9,6 +9,7 @@
  * smc_handshake.c.
  */
 
+#include <linux/hashtable.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
@@ -62,20 +63,98 @@ void smcd_tx_write(struct smc_conn *c)
  * loopback-ism has SMC_LO_MAX_DMBS for the whole host.  Any user may
  * make network namespaces, so each one but init_net gets an eighth of
  * them, and all of those together half: the host's own connections
- * always find DMBs.  init_net is not counted at all.
+ * always find DMBs.  In init_net, each user but root may own an eighth
+ * too (a socket's user is its owner, a listener's child its
+ * listener's), so that no one user takes them all.
  */
 #define SMCD_NETNS_DMBS		(SMC_LO_MAX_DMBS / 8)
 #define SMCD_USER_NETS_DMBS	(SMC_LO_MAX_DMBS / 2)
 
 static atomic_t smcd_user_nets_dmbs = ATOMIC_INIT(0);
 
-/* May a connection in @net own one more DMB?  Counts it if so */
-static bool smcd_budget_get(struct net *net)
+/* The DMBs of a user of init_net, while it owns any */
+struct smcd_user_dmbs {
+	struct hlist_node	node;
+	kuid_t			uid;
+	unsigned int		n;
+};
+
+static DEFINE_HASHTABLE(smcd_users, 6);
+static DEFINE_SPINLOCK(smcd_users_lock);
+
+static struct smcd_user_dmbs *smcd_user_find(kuid_t uid)
 {
+	struct smcd_user_dmbs *u;
+
+	lockdep_assert_held(&smcd_users_lock);
+	hash_for_each_possible(smcd_users, u, node, __kuid_val(uid))
+		if (uid_eq(u->uid, uid))
+			return u;
+	return NULL;
+}
+
+/* May @uid own one more DMB in init_net?  Counts it if so */
+static bool smcd_user_get(kuid_t uid)
+{
+	struct smcd_user_dmbs *u, *fresh = NULL;
+	bool ok;
+
+	if (uid_eq(uid, GLOBAL_ROOT_UID))
+		return true;
+again:
+	spin_lock_bh(&smcd_users_lock);
+	u = smcd_user_find(uid);
+	if (!u && fresh) {
+		u = fresh;
+		fresh = NULL;
+		u->uid = uid;
+		hash_add(smcd_users, &u->node, __kuid_val(uid));
+	}
+	if (!u) {
+		/* the user's first: made unlocked, then sought again */
+		spin_unlock_bh(&smcd_users_lock);
+		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+		if (!fresh)
+			return false;
+		goto again;
+	}
+	ok = u->n < SMCD_NETNS_DMBS;
+	if (ok)
+		u->n++;
+	spin_unlock_bh(&smcd_users_lock);
+	kfree(fresh);
+	return ok;
+}
+
+static void smcd_user_put(kuid_t uid)
+{
+	struct smcd_user_dmbs *u;
+
+	if (uid_eq(uid, GLOBAL_ROOT_UID))
+		return;
+	spin_lock_bh(&smcd_users_lock);
+	u = smcd_user_find(uid);
+	if (!WARN_ON_ONCE(!u || !u->n) && !--u->n)
+		hash_del(&u->node);
+	else
+		u = NULL;
+	spin_unlock_bh(&smcd_users_lock);
+	kfree(u);
+}
+
+/*
+ * May @smc own one more DMB in its netns?  Counts it if so, in init_net
+ * for its owner now: accept() may give a child another owner.
+ */
+static bool smcd_budget_get(struct smc_sock *smc)
+{
+	struct net *net = sock_net(&smc->sk);
 	struct smc_net *sn;
 
-	if (net_eq(net, &init_net))
-		return true;
+	if (net_eq(net, &init_net)) {
+		smc->conn.rmb_uid = sock_net_uid(net, &smc->sk);
+		return smcd_user_get(smc->conn.rmb_uid);
+	}
 	sn = smc_net(net);
 	if (atomic_inc_return(&sn->smcd_dmbs) > SMCD_NETNS_DMBS)
 		goto out_net;
@@ -90,10 +169,14 @@ out_net:
 	return false;
 }
 
-static void smcd_budget_put(struct net *net)
+static void smcd_budget_put(struct smc_sock *smc)
 {
-	if (net_eq(net, &init_net))
+	struct net *net = sock_net(&smc->sk);
+
+	if (net_eq(net, &init_net)) {
+		smcd_user_put(smc->conn.rmb_uid);
 		return;
+	}
 	atomic_dec(&smcd_user_nets_dmbs);
 	atomic_dec(&smc_net(net)->smcd_dmbs);
 }
@@ -135,8 +218,8 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev,
 	struct smcd_dmb *dmb;
 	int comp, want;
 
-	/* the netns's budget spent: Decline as a device out of DMBs */
-	if (!smcd_budget_get(sock_net(&smc->sk)))
+	/* the budget spent: Decline as a device out of DMBs */
+	if (!smcd_budget_get(smc))
 		return -ENOSPC;
 	want = smc_buf_compress(READ_ONCE(smc->sk.sk_rcvbuf) / 2,
 				SMCD_DMB_MAX_CLASS);
@@ -155,7 +238,7 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev,
 	if (memcg)
 		set_active_memcg(old);
 	if (IS_ERR(dmb)) {
-		smcd_budget_put(sock_net(&smc->sk));
+		smcd_budget_put(smc);
 		return PTR_ERR(dmb) == -ENOSPC ? -ENOSPC : -ENOMEM;
 	}
 	smc_stats_buf_get(smc->stats, SMC_STATS_D, true, dmb->len, false,
@@ -223,7 +306,7 @@ void smcd_conn_teardown(struct smc_sock *smc)
 		smc_stats_buf_put(smc->stats, SMC_STATS_D, true, c->rmb->len);
 		dev->ops->unregister_dmb(dev, c->rmb);
 		c->rmb = NULL;
-		smcd_budget_put(sock_net(&smc->sk));
+		smcd_budget_put(smc);
 	}
 	if (c->peer) {
 		smc_stats_buf_put(smc->stats, SMC_STATS_D, false,
