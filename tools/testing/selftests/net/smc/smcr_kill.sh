@@ -21,34 +21,15 @@ KNOB=/sys/kernel/debug/smc/smcr-llc-test
 STARVE=8
 GONE_MAX=2
 
-[ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
-[ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
-require_tools rdma ip sysctl python3
-require_smc
-mount_debugfs
+smcr_bed_require
 [ -w "$KNOB" ] || ktap_skip_all "no $KNOB"
-smcr_topo_setup
-
-smcd_param=/sys/module/smc/parameters/smcd
-smcd_saved=$(cat $smcd_param)
 cork_saved=$(sysctl -n net.smc.autocorking_size)
-restore()
+smcr_test_restore()
 {
 	echo 0 > "$KNOB"
-	cleanup
 	sysctl -qw net.smc.autocorking_size="$cork_saved"
-	echo "$smcd_saved" > $smcd_param
-	smcr_topo_cleanup
 }
-trap restore EXIT
-
-ktap_header 3
-
-if ! smcr_topo_up; then
-	ktap_diag "$(rdma link show 2>&1)"
-	ktap_skip_all "the rxe test bed does not come up"
-fi
-echo N > $smcd_param
+smcr_bed_begin 3
 sysctl -qw net.smc.autocorking_size=0
 
 cat > "$tmp_dir/srv.py" <<'PY'
