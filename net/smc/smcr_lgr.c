@@ -1222,6 +1222,18 @@ static int smcr_rkeys_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(smcr_rkeys);
 
+/* A test's line of @len bytes from @ubuf, as a string in @buf */
+static int smcr_debugfs_line(char *buf, size_t size, const char __user *ubuf,
+			     size_t len)
+{
+	if (!len || len >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	return 0;
+}
+
 /*
  * Tests: "GROUP LINK" written to smcr-link-error puts that link's QP in
  * the error state, as a device does when a work request fails; the
@@ -1236,15 +1248,14 @@ static ssize_t smcr_link_error_write(struct file *file,
 	struct smcr_lgr *lgr;
 	u32 lgr_id, link_id;
 	char buf[32];
-	int rc = -ENOENT;
+	int rc;
 
-	if (!len || len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
+	rc = smcr_debugfs_line(buf, sizeof(buf), ubuf, len);
+	if (rc)
+		return rc;
 	if (sscanf(buf, "%u %u", &lgr_id, &link_id) != 2)
 		return -EINVAL;
+	rc = -ENOENT;
 	mutex_lock(&smcr_lgrs_lock);
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
 		if (lgr->id != lgr_id)
@@ -1279,18 +1290,17 @@ static ssize_t smcr_rdma_write_write(struct file *file,
 	struct smcr_lgr *lgr, *found = NULL;
 	struct smcr_link *link;
 	u32 lgr_id, link_id, rkey;
-	int rc = -ENOENT;
 	char buf[64];
 	u64 addr;
+	int rc;
 
-	if (!len || len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
+	rc = smcr_debugfs_line(buf, sizeof(buf), ubuf, len);
+	if (rc)
+		return rc;
 	if (sscanf(buf, "%u %u %x %llx", &lgr_id, &link_id, &rkey,
 		   &addr) != 4 || link_id > U8_MAX)
 		return -EINVAL;
+	rc = -ENOENT;
 	mutex_lock(&smcr_lgrs_lock);
 	list_for_each_entry(lgr, &smcr_lgrs, list) {
 		if (lgr->id == lgr_id && refcount_inc_not_zero(&lgr->refs)) {
