@@ -3,6 +3,7 @@
  * AF_SMC sock_diag helpers for the selftests.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -509,4 +510,33 @@ int smc_check_fd_path(int fd, int timeout_ms, char *why, size_t whylen)
 		nanosleep(&ts, NULL);
 		waited += 20;
 	}
+}
+
+long long smc_file_ll(const char *path)
+{
+	long long v = -1;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+int smc_file_write(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	int fd, err;
+	ssize_t n;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	err = n < 0 ? errno : (size_t)n == len ? 0 : EIO;
+	close(fd);
+	errno = err;
+	return -err;
 }

@@ -204,4 +204,10 @@ int smc_path_match(const struct smc_sock_info *info, char *why,
  */
 int smc_check_fd_path(int fd, int timeout_ms, char *why, size_t whylen);
 
+/* The integer a /proc, /sys or cgroup file starts with, or -1 */
+long long smc_file_ll(const char *path);
+
+/* @val written to @path at once: 0, or -errno (errno set too) */
+int smc_file_write(const char *path, const char *val);
+
 #endif /* SMC_SELFTEST_DIAG_UTIL_H */

@@ -737,19 +737,6 @@ struct flood_report {
 	int		memory_guard;	/* stopped: memory ran low */
 };
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
-	size_t n = strlen(val);
-
-	if (fd < 0)
-		return -1;
-	if (write(fd, val, n) != (ssize_t)n)
-		rc = -1;
-	close(fd);
-	return rc;
-}
-
 /* A user and network namespace of our own, root in it, lo up */
 static int own_namespaces(void)
 {
@@ -763,9 +750,9 @@ static int own_namespaces(void)
 		return -1;
 	}
 	snprintf(map, sizeof(map), "0 %d 1", NOBODY);
-	if (write_file("/proc/self/setgroups", "deny") ||
-	    write_file("/proc/self/uid_map", map) ||
-	    write_file("/proc/self/gid_map", map)) {
+	if (smc_file_write("/proc/self/setgroups", "deny") ||
+	    smc_file_write("/proc/self/uid_map", map) ||
+	    smc_file_write("/proc/self/gid_map", map)) {
 		ktap_diag("id maps: %s", strerror(errno));
 		return -1;
 	}
@@ -784,12 +771,12 @@ static int own_namespaces(void)
 		return -1;
 	}
 	close(fd);
-	if (write_file("/proc/sys/net/smc/rmem", RMEM_MAX)) {
+	if (smc_file_write("/proc/sys/net/smc/rmem", RMEM_MAX)) {
 		ktap_diag("net.smc.rmem=%s in the user's netns: %s", RMEM_MAX,
 			  strerror(errno));
 		return -1;
 	}
-	if (write_file("/proc/sys/net/core/somaxconn", "65535"))
+	if (smc_file_write("/proc/sys/net/core/somaxconn", "65535"))
 		ktap_diag("net.core.somaxconn: %s (kept)", strerror(errno));
 	return 0;
 }
@@ -857,7 +844,7 @@ static void flood_cg_make(void)
 	flood_cg[0] = '\0';
 	if (access("/sys/fs/cgroup/cgroup.subtree_control", W_OK))
 		return;
-	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
+	smc_file_write("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
 	snprintf(flood_cg, sizeof(flood_cg), "/sys/fs/cgroup/smcd_abuse.%d",
 		 getpid());
 	snprintf(path, sizeof(path), "%s/memory.current", flood_cg);
@@ -871,19 +858,11 @@ static void flood_cg_make(void)
 static long long flood_cg_bytes(void)
 {
 	char path[128];
-	long long v = -1;
-	FILE *f;
 
 	if (!flood_cg[0])
 		return -1;
 	snprintf(path, sizeof(path), "%s/memory.current", flood_cg);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return smc_file_ll(path);
 }
 
 static int flood_attacker(void)
@@ -905,7 +884,7 @@ static int flood_attacker(void)
 
 		snprintf(path, sizeof(path), "%s/cgroup.procs", flood_cg);
 		snprintf(pid, sizeof(pid), "%d", getpid());
-		if (write_file(path, pid))
+		if (smc_file_write(path, pid))
 			ktap_diag("into %s: %s", flood_cg, strerror(errno));
 	}
 	if (!ino || become_nobody() || (flood_own_ns && own_namespaces()))

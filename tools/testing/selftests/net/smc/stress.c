@@ -656,33 +656,6 @@ static long slabinfo_objects(void)
 	return total;
 }
 
-static long read_long_file(const char *path)
-{
-	long v = -1;
-	FILE *f;
-
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-/* Best effort: an aid to precision only */
-static void write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return;
-	n = write(fd, val, strlen(val));
-	(void)n;
-	close(fd);
-}
-
 /*
  * With slab merging (the default) the SMC caches have no line of their
  * own in /proc/slabinfo; /sys/kernel/slab/SMC then links to the merged
@@ -700,7 +673,8 @@ static long slab_objects(void)
 	for (i = 0; i < 2; i++) {
 		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
 			 names[i]);
-		write_file(path, "1");
+		/* best effort: an aid to precision only */
+		smc_file_write(path, "1");
 	}
 	v = slabinfo_objects();
 	if (v >= 0) {
@@ -717,7 +691,7 @@ static long slab_objects(void)
 		if (i == 1 && !strcmp(real[0], real[1]))
 			continue;	/* both in one merged cache */
 		snprintf(path, sizeof(path), "%.200s/objects", real[i]);
-		v = read_long_file(path);
+		v = smc_file_ll(path);
 		if (v >= 0)
 			total = (total < 0 ? 0 : total) + v;
 	}

@@ -108,18 +108,6 @@ static void msleep(int ms)
 	nanosleep(&ts, NULL);
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd, n;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (int)strlen(s) ? 0 : -EIO;
-}
-
 static int lo_up(void)
 {
 	struct ifreq ifr = {};
@@ -164,11 +152,11 @@ static int become_nobody(int own_ns)
 		return KSFT_SKIP;
 	}
 	snprintf(map, sizeof(map), "0 %d 1", NOBODY);
-	rc = write_file("/proc/self/setgroups", "deny");
+	rc = smc_file_write("/proc/self/setgroups", "deny");
 	if (!rc)
-		rc = write_file("/proc/self/uid_map", map);
+		rc = smc_file_write("/proc/self/uid_map", map);
 	if (!rc)
-		rc = write_file("/proc/self/gid_map", map);
+		rc = smc_file_write("/proc/self/gid_map", map);
 	if (!rc)
 		rc = lo_up();
 	if (rc) {
