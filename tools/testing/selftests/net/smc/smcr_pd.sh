@@ -34,8 +34,7 @@ export SMC_EXPECT_REASON=0
 # lgr_id ROLE DEV: the id of the link group of ROLE with a link on DEV
 lgr_id()
 {
-	awk -v r="$1" -v d="$2" \
-		'$4 == r && $14 == d { print $2; exit }' "$LGRS"
+	smcr_lgr_val "$1" "$2" id
 }
 
 # rkey_of ID KIND: "RKEY ADDR" of the first KIND (rmb: ours; rtok: the

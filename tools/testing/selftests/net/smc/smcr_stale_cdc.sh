@@ -65,8 +65,7 @@ PY
 # a_conns: connections (orphans included) of A's client group
 a_conns()
 {
-	awk -v d="$SMCR_RXEA" '$4 == "client" && $14 == d { print $8; exit }' \
-		"$LGRS"
+	smcr_lgr_val client "$SMCR_RXEA" conns
 }
 
 # a_conns_is N: A's client group has N connections now

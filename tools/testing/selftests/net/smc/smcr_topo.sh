@@ -55,6 +55,18 @@ smcr_bed_require()
 	mount_debugfs
 }
 
+# smcr_lgr_val ROLE DEV KEY: the value of KEY ("id", "conns", ...) on
+# the first line of /sys/kernel/debug/smc/smcr-linkgroups (KEY VALUE
+# pairs) of a link group in ROLE with a link on DEV
+smcr_lgr_val()
+{
+	awk -v r="$1" -v d="$2" -v k="$3" '
+		$4 == r && $14 == d {
+			for (i = 1; i < NF; i += 2)
+				if ($i == k) { print $(i + 1); exit }
+		}' /sys/kernel/debug/smc/smcr-linkgroups
+}
+
 SMCR_SMCD_PARAM=/sys/module/smc/parameters/smcd
 smcr_smcd_saved=""
 
