@@ -316,6 +316,12 @@ static inline struct smc_sock *smc_sk(const struct sock *sk)
 	return (struct smc_sock *)sk;
 }
 
+/* Assert that the caller owns the smc sock lock (lock_sock()) */
+static inline void smc_owned_by_me(const struct smc_sock *smc)
+{
+	sock_owned_by_me(&smc->sk);
+}
+
 /* true once the data goes over SMC-D or SMC-R */
 static inline bool smc_on_smc(const struct smc_sock *smc)
 {

@@ -26,6 +26,7 @@ static int smc_connect_established(struct smc_sock *smc)
 	struct sock *sk = &smc->sk;
 	int rc = 0;
 
+	smc_owned_by_me(smc);
 	/* options set while TCP was connecting apply to the connection */
 	smc_copy_sock_settings_to_clc(smc);
 

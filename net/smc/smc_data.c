@@ -253,6 +253,7 @@ void smc_send_conn_flags(struct smc_sock *smc, u8 flags)
 /* Bytes produced that the peer was not told of yet; sock lock held */
 static u32 smc_tx_unsent(struct smc_conn *c)
 {
+	smc_owned_by_me(container_of(c, struct smc_sock, conn));
 	return smc_curs_diff(c->tx_ring, &c->tx_prod_sent, &c->tx_prod);
 }
 
@@ -472,10 +473,12 @@ static int smc_copy_in(struct smc_conn *c, struct msghdr *msg, u32 n)
  */
 static void smc_tx_flags(struct smc_conn *c, bool more, bool oob)
 {
-	u8 f = c->tx_prod_flags & ~(SMC_CDC_PF_WRITE_BLOCKED |
-				    SMC_CDC_PF_URG_PENDING |
-				    SMC_CDC_PF_URG_PRESENT);
+	u8 f;
 
+	lockdep_assert_held(&c->tx_lock);
+	f = c->tx_prod_flags & ~(SMC_CDC_PF_WRITE_BLOCKED |
+				 SMC_CDC_PF_URG_PENDING |
+				 SMC_CDC_PF_URG_PRESENT);
 	if (more)
 		f |= SMC_CDC_PF_WRITE_BLOCKED;
 	if (oob)

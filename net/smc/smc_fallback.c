@@ -262,6 +262,7 @@ void smc_fallback_undo_redirect(struct smc_sock *smc)
  */
 void smc_switch_to_fallback(struct smc_sock *smc, u32 reason)
 {
+	smc_owned_by_me(smc);
 	if (smc->use_fallback)
 		return;
 	smc->fallback_rsn = reason;

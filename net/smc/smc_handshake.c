@@ -114,6 +114,7 @@ int smc_connect_handshake(struct smc_sock *smc)
 	struct smc_hs *hs;
 	int rc, len;
 
+	smc_owned_by_me(smc);
 	hs = kzalloc(sizeof(*hs), GFP_KERNEL);
 	if (!hs)
 		return -ENOMEM;

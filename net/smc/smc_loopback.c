@@ -70,6 +70,7 @@ static struct smcd_dmb *smc_lo_find(struct smc_lo_dev *lo, u64 token)
 {
 	struct smcd_dmb *dmb;
 
+	lockdep_assert_held(&lo->lock);
 	hash_for_each_possible(lo->tokens, dmb, token_node, token)
 		if (dmb->token == token)
 			return dmb;
@@ -196,6 +197,7 @@ static bool smc_lo_may_attach(const struct smcd_dmb *dmb,
 {
 	const struct smcd_end *p = &dmb->peer;
 
+	lockdep_assert_held(&smc_lo_of(dmb->dev)->lock);
 	if (dmb->attached || !self->token || self->token == dmb->token)
 		return false;
 	if (p->token && p->token != self->token)

@@ -45,6 +45,7 @@ void smcd_tx_write(struct smc_conn *c)
 	struct smcd_dmb *peer = c->peer;
 	struct smcd_cdc_hdr h = {};
 
+	lockdep_assert_held(&c->tx_lock);
 	h.prod = c->tx_prod;
 	h.cons = c->rx_cons;
 	h.prod_flags = c->tx_prod_flags;
@@ -369,6 +370,7 @@ int smcd_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 	bool first = true;
 	int rc, len;
 
+	smc_owned_by_me(smc);
 	/* a device we did not offer: the peer is broken, no fallback */
 	if (a->d.chid != dev->chid)
 		return -EPROTO;

@@ -31,6 +31,7 @@ static void smcr_buf_unmap(struct smcr_buf *buf, struct smcr_link *link)
 	struct smcr_buf_map *mp = &buf->map[link->idx];
 	struct ib_device *ibdev = link->dev->ibdev;
 
+	lockdep_assert_held(&link->lgr->buf_lock);
 	if (mp->mr) {
 		ib_dereg_mr(mp->mr);
 		mp->mr = NULL;
@@ -83,6 +84,7 @@ static int smcr_buf_map(struct smcr_buf *buf, struct smcr_link *link)
 	int nents = 1;
 	u64 dma;
 
+	lockdep_assert_held(&link->lgr->buf_lock);
 	if (mp->dma || mp->sgt.nents)
 		return 0;
 	if (buf->virt) {
@@ -169,6 +171,7 @@ static struct smcr_buf *smcr_buf_new(struct smcr_lgr *lgr, u8 comp,
 	struct smcr_buf *buf;
 	unsigned int i;
 
+	lockdep_assert_held(&lgr->buf_lock);
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
 	if (!buf)
 		return NULL;
@@ -203,6 +206,7 @@ static int smcr_buf_reg(struct smcr_lgr *lgr, struct smcr_buf *buf)
 	int rc = 0, ok = 0;
 	unsigned int i;
 
+	lockdep_assert_held(&lgr->buf_lock);
 	for (i = 0; i < SMCR_LINKS; i++) {
 		link = lgr->links[i];
 		if (!link || !link->regs)

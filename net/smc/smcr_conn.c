@@ -357,6 +357,7 @@ void smcr_conn_teardown(struct smc_sock *smc)
  */
 static bool smcr_peer_stopped(const struct smc_conn *c)
 {
+	lockdep_assert_held(&c->rx_lock);
 	return c->peer_stopped;
 }
 
@@ -386,6 +387,7 @@ void smcr_conn_release(struct smc_sock *smc)
 	unsigned long end = jiffies;
 	bool now;
 
+	smc_owned_by_me(smc);
 	smc_rx_write_lock(c);
 	now = smcr_peer_stopped(c);
 	if (!now) {
@@ -419,6 +421,7 @@ bool smcr_conn_orphan_due(struct smc_sock *smc, unsigned long *next,
 	struct smc_conn *c = &smc->conn;
 	bool due = false;
 
+	lockdep_assert_held(&smcr_lgrs_lock);
 	smc_rx_write_lock(c);
 	if (c->orphan && !c->release_queued) {
 		if (time_after_eq(jiffies, c->orphan_end)) {
@@ -1051,6 +1054,7 @@ int smcr_tx_prepare(struct smc_sock *smc, bool killable)
 	bool taken;
 	long left;
 
+	smc_owned_by_me(smc);
 	if (c->tx_slot)
 		return 0;
 	for (;;) {
@@ -1102,6 +1106,7 @@ static void __smcr_tx_write(struct smc_sock *smc, struct smcr_slot *slot)
 	unsigned int n = 0;
 	u32 len, off, chunk;
 
+	lockdep_assert_held(&c->tx_lock);
 	len = smc_curs_diff(c->tx_ring, &c->tx_prod_sent, &c->tx_prod);
 	off = c->tx_prod_sent.count;
 	if (len) {
@@ -1160,8 +1165,10 @@ static void __smcr_tx_write(struct smc_sock *smc, struct smcr_slot *slot)
 void smcr_tx_write(struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
-	struct smcr_slot *slot = c->tx_slot;
+	struct smcr_slot *slot;
 
+	lockdep_assert_held(&c->tx_lock);
+	slot = c->tx_slot;
 	if (!slot)
 		return;
 	c->tx_slot = NULL;

@@ -429,6 +429,7 @@ static bool smcr_dev_gid_subnet(const struct ib_gid_attr *ga, __be32 addr)
 	struct in_device *idev;
 	struct in_ifaddr *ifa;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "smc: GID subnet outside RCU");
 	if (!ipv6_addr_v4mapped(a))
 		return false;
 	ndev = rdma_read_gid_attr_ndev_rcu(ga);

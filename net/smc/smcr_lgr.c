@@ -37,7 +37,7 @@
 #define SMCR_LGR_LINGER_CLNT	(610 * HZ)
 
 static LIST_HEAD(smcr_lgrs);
-static DEFINE_MUTEX(smcr_lgrs_lock);	/* smcr_lgrs, conns of each lgr */
+DEFINE_MUTEX(smcr_lgrs_lock);	/* smcr_lgrs, conns of each lgr */
 /* link-group ends, LLC work and linger timers; drained at unload */
 static struct workqueue_struct *smcr_lgr_wq;
 static struct dentry *smcr_lgr_debugfs;
@@ -112,6 +112,7 @@ int smcr_lgr_link_slot(struct smcr_lgr *lgr, bool sym, bool *third)
 	unsigned int i, n = 0;
 	int idx = -ENOSPC;
 
+	lockdep_assert_held(&lgr->llc_flow);
 	for (i = 0; i < SMCR_LINKS; i++) {
 		if (lgr->links[i]) {
 			if (n < SMC_CLC_LINKS_PER_LGR_MAX)
@@ -134,6 +135,7 @@ int smcr_lgr_link_slot(struct smcr_lgr *lgr, bool sym, bool *third)
 void smcr_lgr_link_set(struct smcr_lgr *lgr, unsigned int idx,
 		       struct smcr_link *link)
 {
+	lockdep_assert_held(&lgr->llc_flow);
 	mutex_lock(&smcr_lgrs_lock);
 	mutex_lock(&lgr->buf_lock);
 	WRITE_ONCE(lgr->links[idx], link);
@@ -643,6 +645,7 @@ static struct smcr_link *smcr_lgr_pick_link(struct smcr_lgr *lgr)
 	struct smcr_link *up[SMCR_LINKS], *link, *asym = NULL;
 	unsigned int i, n = 0;
 
+	lockdep_assert_held(&smcr_lgrs_lock);
 	for (i = 0; i < SMCR_LINKS; i++) {
 		link = lgr->links[i];
 		if (!link || READ_ONCE(link->state) != SMCR_LINK_ACTIVE)
@@ -842,6 +845,7 @@ static u8 smcr_lgr_type(struct smcr_lgr *lgr)
 	struct smcr_link *up[SMCR_LINKS], *link;
 	unsigned int i, j, n = 0;
 
+	lockdep_assert_held(&smcr_lgrs_lock);
 	for (i = 0; i < SMCR_LINKS; i++) {
 		link = lgr->links[i];
 		if (link && READ_ONCE(link->state) != SMCR_LINK_DOWN)
@@ -864,8 +868,10 @@ static u8 smcr_lgr_type(struct smcr_lgr *lgr)
 /* Is every live link of @lgr on one device of ours?  smcr_lgrs_lock held */
 static bool smcr_lgr_one_dev(struct smcr_lgr *lgr)
 {
-	u8 type = smcr_lgr_type(lgr);
+	u8 type;
 
+	lockdep_assert_held(&smcr_lgrs_lock);
+	type = smcr_lgr_type(lgr);
 	return type == SMCR_LGR_SINGLE || type == SMCR_LGR_ASYM_LOCAL;
 }
 
@@ -1019,6 +1025,7 @@ static void smcr_link_info_fill(struct smcr_lgr *lgr, struct smcr_link *link,
 	struct smc_sock *smc;
 	unsigned long token;
 
+	lockdep_assert_held(&smcr_lgrs_lock);
 	li->id = link->id;
 	li->state = READ_ONCE(link->state);
 	li->port = link->port;

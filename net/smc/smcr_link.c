@@ -663,6 +663,7 @@ int smcr_link_test_write(struct smcr_link *link, u32 rkey, u64 addr)
 	struct ib_rdma_wr wr = {};
 	struct ib_sge sge;
 
+	lockdep_assert_held(&link->lgr->llc_flow);
 	if (!link->inline_cdc)
 		return -EOPNOTSUPP;
 	memset(data, 0x5a, sizeof(data));
@@ -705,6 +706,7 @@ int smcr_llc_send_big(struct smcr_link *link, struct smc_llc_msg *m,
 	struct smcr_slot *slot;
 	int rc, len;
 
+	lockdep_assert_held(&link->lgr->llc_flow);
 	rc = smcr_link_big_init(link);
 	if (rc)
 		return rc;

@@ -404,6 +404,7 @@ bool smcr_link_stop(struct smcr_link *link);
 void smcr_link_release(struct smcr_link *link);
 
 /* smcr_lgr.c */
+extern struct mutex smcr_lgrs_lock;	/* smcr_lgrs, conns of each lgr */
 int smcr_lgr_init(struct dentry *debugfs);
 void smcr_lgr_exit(void);
 struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi,

@@ -51,6 +51,7 @@ static int smcr_rtok_find(struct smcr_lgr *lgr, unsigned int idx, u32 rkey)
 	struct smcr_rtok *t;
 	unsigned int i;
 
+	lockdep_assert_held(&lgr->rtok_lock);
 	for (i = 0; i < SMCR_RTOKS; i++) {
 		t = &lgr->rtoks[i];
 		if (t->used && !t->deleted && (t->valid & BIT(idx)) &&
@@ -427,6 +428,7 @@ static void smcr_llc_unlink(struct smcr_lgr *lgr, struct smcr_link *link)
 	unsigned int i, j;
 	bool shared;
 
+	lockdep_assert_held(&lgr->llc_flow);
 	smcr_link_set_down(link);
 	smcr_link_stop(link);
 	/* out of links[] first: no new buffer is mapped on it after */
@@ -463,6 +465,7 @@ static struct smcr_link *smcr_llc_new_link(struct smcr_lgr *lgr, int idx,
 {
 	struct smcr_link *link;
 
+	lockdep_assert_held(&lgr->llc_flow);
 	link = smcr_link_create(lgr, gi->dev, gi->port, gi->sgid_index,
 				gi->gid, gi->mac);
 	if (IS_ERR(link))
@@ -775,6 +778,7 @@ static void smcr_llc_srv_add_link(struct smcr_lgr *lgr, bool req)
 	u32 rawlen;
 	int idx, rc;
 
+	lockdep_assert_held(&lgr->llc_flow);
 	link = smcr_lgr_active_link(lgr, NULL);
 	if (lgr->max_links < SMC_CLC_LINKS_PER_LGR_MAX || !link ||
 	    lgr->add_fails >= SMCR_ADD_TRIES)
@@ -896,10 +900,12 @@ out_refuse:
  */
 static void smcr_llc_cli_request(struct smcr_lgr *lgr)
 {
-	struct smcr_link *link = smcr_lgr_active_link(lgr, NULL);
 	struct smcr_gid_info gi;
+	struct smcr_link *link;
 	struct smc_llc_msg m;
 
+	lockdep_assert_held(&lgr->llc_flow);
+	link = smcr_lgr_active_link(lgr, NULL);
 	if (!link || lgr->max_links < SMC_CLC_LINKS_PER_LGR_MAX ||
 	    lgr->asks >= SMCR_ADD_TRIES || smcr_llc_find_alt(lgr, link, &gi))
 		return;
@@ -965,6 +971,7 @@ static void smcr_llc_cli_add_link(struct smcr_lgr *lgr, struct smcr_link *link,
 	unsigned int n = 0;
 	int idx, rc;
 
+	lockdep_assert_held(&lgr->llc_flow);
 	if (READ_ONCE(smcr_llc_test) & SMCR_LLC_TEST_REFUSE) {
 		smcr_llc_test_refuse(link, m);
 		return;
@@ -1053,11 +1060,13 @@ out_unlink:
 static bool smcr_llc_remove_link(struct smcr_lgr *lgr, struct smcr_link *link,
 				 bool tell, u32 reason)
 {
-	struct smcr_link *other = smcr_lgr_active_link(lgr, link);
 	struct smc_sock **socks;
+	struct smcr_link *other;
 	struct smc_llc_msg m;
 	unsigned int i, n;
 
+	lockdep_assert_held(&lgr->llc_flow);
+	other = smcr_lgr_active_link(lgr, link);
 	if (!other) {
 		smcr_lgr_terminate(lgr, 0);
 		return false;
@@ -1207,6 +1216,7 @@ void smcr_llc_drain(struct smcr_lgr *lgr)
 {
 	struct smcr_llc_ev *ev;
 
+	lockdep_assert_held(&lgr->llc_flow);
 	while ((ev = smcr_llc_next_ev(lgr)))
 		kfree(ev);
 }
@@ -1269,6 +1279,7 @@ int smcr_llc_confirm_rkey(struct smcr_lgr *lgr, struct smcr_link *link,
 	unsigned int i, n = 0;
 	int rc;
 
+	lockdep_assert_held(&lgr->llc_flow);
 	for (i = 0; i < SMCR_LINKS; i++) {
 		other = lgr->links[i];
 		if (!other || other == link || !rmb->map[i].registered ||
