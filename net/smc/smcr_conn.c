@@ -251,7 +251,7 @@ static int smcr_conn_rmb(struct smc_sock *smc)
 static int smcr_conn_peer(struct smc_conn *c, struct smcr_link *link,
 			  const struct smc_clc_accept *a)
 {
-	struct smcr_link *now;
+	bool known = true;
 	int rtok;
 
 	if (!link)
@@ -260,18 +260,17 @@ static int smcr_conn_peer(struct smc_conn *c, struct smcr_link *link,
 			     a->r.rmb_dma_addr);
 	if (rtok < 0)
 		return rtok;
+	/* under tx_lock as a failover's writes, which may come meanwhile */
 	spin_lock_bh(&c->tx_lock);
 	c->rtok = rtok;
 	c->peer_alert = a->r.alert_token;
-	now = c->link;
 	c->peer_rmb_addr = a->r.rmb_dma_addr;
 	c->peer_rkey = a->r.rkey;
+	if (c->link != link)
+		known = smcr_rtok_get_link(c->rlgr, rtok, c->link->idx,
+					   &c->peer_rkey, &c->peer_rmb_addr);
 	spin_unlock_bh(&c->tx_lock);
-	if (now != link &&
-	    !smcr_rtok_get_link(c->rlgr, rtok, now->idx, &c->peer_rkey,
-				&c->peer_rmb_addr))
-		return -ENOLINK;
-	return 0;
+	return known ? 0 : -ENOLINK;
 }
 
 /*
