@@ -127,7 +127,10 @@ struct smc_conn {
 
 	/* SMC-R */
 	struct smcr_lgr		*rlgr;		/* holds a reference */
-	struct smcr_link	*link;		/* the lgr's, in use */
+	/* the lgr's, in use: written under tx_lock; lockless readers
+	 * (slot reservation, sock_diag counts) recheck under it or only count
+	 */
+	struct smcr_link	*link;
 	struct smcr_buf		*rmb_buf;	/* our RMB */
 	struct smcr_buf		*snd_buf;	/* our send buffer */
 	struct smcr_slot	*tx_slot;	/* reserved for the next CDC */
@@ -135,11 +138,19 @@ struct smc_conn {
 	/* the peer's RMB on our link, for the writes (tx_lock) */
 	u64			peer_rmb_addr;
 	u32			peer_rkey;
-	u32			peer_alert;	/* peer's token, in our CDCs */
-	/* no link can carry the connection any more: senders give up */
+	/* peer's token, in our CDCs; written under tx_lock, read by the
+	 * token check under smcr_lgrs_lock only: a stale one is the same
+	 * answer a moment earlier
+	 */
+	u32			peer_alert;
+	/* no link can carry the connection any more: senders give up;
+	 * set once (WRITE_ONCE), read locklessly: a late look costs a wait
+	 */
 	bool			tx_dead;
 	/* under tx_lock: moving to another link (no sends meanwhile), a
-	 * reservation dropped for it, torn down (a move leaves it alone)
+	 * reservation dropped for it, torn down (a move leaves it alone).
+	 * smcr_tx_prepare() peeks at tx_moving unlocked and rechecks it
+	 * under tx_lock before it keeps a slot.
 	 */
 	bool			tx_moving;
 	bool			tx_owed;
@@ -151,12 +162,17 @@ struct smc_conn {
 	/* the peer writes no more into our RMB (rx_lock) */
 	bool			peer_stopped;
 	/* released by the application before the peer was done writing */
-	bool			orphan;		/* under rx_lock */
+	/* under rx_lock; teardown reads it unlocked once it owns the orphan */
+	bool			orphan;
 	bool			release_queued;	/* under rx_lock */
 	unsigned long		orphan_end;	/* then reaped, rx_lock */
 	struct work_struct	release_work;
-	u16			cdc_tx_seq;	/* last CDC sequence sent */
-	u16			cdc_tx_done;	/* last one whose send completed */
+	/* last CDC sequence sent (tx_lock), last one whose send completed
+	 * (completion); autocorking reads both unlocked, its smp_mb() pair
+	 * with smc_tx_cdc_done() orders them
+	 */
+	u16			cdc_tx_seq;
+	u16			cdc_tx_done;
 	/* data held back until the CDC in flight completes, and the work
 	 * that then sends it (see smc_tx_autocork())
 	 */
@@ -174,7 +190,10 @@ struct smc_conn {
 	/* SMC_TX_NOSPACE: a writer found the peer's ring full */
 	unsigned long		tx_flags;
 
-	/* local reading position: smc sock lock, written under rx_lock */
+	/* local reading position: smc sock lock, written under rx_lock;
+	 * a failover's CDC reads it under tx_lock alone (an older value
+	 * is a consumer update the peer gets again with the next one)
+	 */
 	struct smc_cursor	rx_cons;
 	struct smc_cursor	rx_cons_sent;	/* last one the peer got */
 
@@ -260,6 +279,9 @@ struct smc_listen_info {
 	struct work_struct	tcp_accept_work; /* takes new TCP children */
 	spinlock_t		lock;		/* protects the fields below */
 	struct list_head	accept_q;	/* handshake done, not accepted */
+	/* read unlocked by smc_listen_congested() and the accept wait: a
+	 * stale count admits or refuses one SYN, or wakes once more
+	 */
 	unsigned int		accept_q_len;
 	unsigned int		in_handshake;	/* children in handshake */
 	bool			stalled;	/* queue full, work paused */
@@ -272,6 +294,9 @@ struct smc_sock {
 	struct list_head	table_node;	/* in smc_sock_table */
 	u64			table_id;	/* order in the table */
 
+	/* smc sock lock; smc_on_smc() reads it unlocked (poll, the TCP
+	 * callbacks): the path changes once, before the connection is used
+	 */
 	enum smc_path		path;
 	bool			use_fallback;	/* TCP for good */
 	u32			fallback_rsn;	/* local reason (decline code) */
@@ -283,14 +308,19 @@ struct smc_sock {
 
 	/* client side */
 	bool			connect_inflight; /* connect() blocks in TCP */
-	bool			connect_pending;  /* TCP connect runs on, then
-						   * connect_work finishes it
-						   */
+	/* TCP connect runs on, then connect_work finishes it; written
+	 * under the sock lock, read unlocked by poll and the waiters,
+	 * which look again under the lock
+	 */
+	bool			connect_pending;
 	struct work_struct	connect_work;
 	bool			connect_bg;	/* connect_pending was set */
 
 	/* server side */
-	struct smc_listen_info	*listen;	/* only while listening */
+	/* set once under the sock lock, freed with the sock; read unlocked
+	 * by smc_listen_congested(), which only counts
+	 */
+	struct smc_listen_info	*listen;
 	struct smc_sock		*listen_smc;	/* parent of a child */
 	struct list_head	accept_node;	/* in parent's accept_q */
 	struct work_struct	handshake_work;	/* child's handshake */
@@ -300,7 +330,10 @@ struct smc_sock {
 	struct smc_stats __percpu *stats;	/* of its netns */
 
 	/* options stored for later use */
-	bool			limit_hs;	/* SOL_SMC SMC_LIMIT_HS */
+	/* SOL_SMC SMC_LIMIT_HS; read unlocked for each SYN: a change
+	 * applies from some SYN on
+	 */
+	bool			limit_hs;
 	int			defer_accept;	/* TCP_DEFER_ACCEPT seconds */
 };
 

@@ -63,7 +63,10 @@ struct smcr_dev {
 	struct mutex		setup_lock;	/* pds, and their srqs */
 	struct list_head	pds;		/* of the groups bound here */
 	wait_queue_head_t	unbind_wq;	/* a QP was unbound */
-	bool			gone;		/* remove() runs */
+	/* remove() runs; setup_lock, read by the device search under
+	 * smcr_devs_lock only: it runs after the device left the list
+	 */
+	bool			gone;
 	/* does the device signal Last WQE Reached? (SMCR_LAST_WQE_*) */
 	u8			last_wqe;
 	/*
@@ -77,9 +80,14 @@ struct smcr_dev {
 	struct ib_event_handler	events;
 	struct work_struct	port_work;	/* reads the port states */
 	spinlock_t		lock;		/* the fields below */
+	/* the device search reads these two unlocked: a port that just
+	 * went down yields a link that fails and is handled as any other
+	 */
 	unsigned long		ports_active;	/* bit p - 1: port p */
 	bool			fatal;		/* DEVICE_FATAL seen */
-	/* from the PNET ID table, empty when none */
+	/* from the PNET ID table, empty when none; written under
+	 * smcr_devs_lock too, so the device search reads it under that
+	 */
 	char			pnetid[SMCR_PNET_PORTS][SMC_PNETID_LEN + 1];
 	/* the netdev of a RoCE port: its GIDs derive from it; 0 if none */
 	int			ndev_ifindex[SMCR_PNET_PORTS];

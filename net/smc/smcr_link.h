@@ -137,11 +137,15 @@ struct smcr_link {
 	u8			idx;		/* in lgr->links[] */
 	u8			id;		/* link number */
 	bool			regs;		/* new RMBs are registered here */
-	u8			state;		/* enum smcr_link_state */
+	/* enum smcr_link_state; written under slot_lock, read with
+	 * READ_ONCE anywhere: a stale state is caught by the slot
+	 * reservation, which looks again under slot_lock
+	 */
+	u8			state;
 	/* shares a device with the other link, here or at the peer: it
 	 * takes new connections only when it is the one link up
 	 */
-	bool			asym;
+	bool			asym;	/* llc_flow; READ_ONCE by the pick */
 	bool			inline_cdc;	/* CDCs go inline */
 	enum ib_mtu		mtu;		/* path MTU in use */
 	enum ib_mtu		port_mtu;	/* our port's active MTU */
@@ -192,8 +196,8 @@ struct smcr_link {
 	bool			drained_ok;	/* stopped: QP may go */
 
 	/* liveness: a TEST LINK when nothing came for a while */
-	unsigned long		last_rx;	/* jiffies */
-	unsigned int		testlinks;	/* answered TEST LINKs */
+	unsigned long		last_rx;	/* jiffies, any context */
+	unsigned int		testlinks;	/* keepalive only; debugfs */
 	struct delayed_work	keepalive;
 	struct list_head	dead;		/* removed, in lgr->dead_links */
 };
@@ -258,7 +262,12 @@ struct smcr_lgr {
 	u64			pd_owner;	/* its PDs' key, smcr_pd_owner() */
 	struct in6_addr		peer_addr;	/* TCP peer: IPv4-mapped */
 	refcount_t		refs;
-	/* under smcr_lgrs_lock and buf_lock, either for readers */
+	/*
+	 * Written under llc_flow, smcr_lgrs_lock and buf_lock, so any one
+	 * of them serves a reader.  READ_ONCE readers with none (the LLC
+	 * receive path, device removal) only look: a link's memory stays
+	 * until the group is freed (dead_links).
+	 */
 	struct smcr_link	*links[SMCR_LINKS];
 	struct list_head	dead_links;	/* freed with the group */
 	u8			last_link_id;
@@ -267,7 +276,10 @@ struct smcr_lgr {
 	unsigned int		moved;		/* connections failed over */
 	unsigned int		conns;		/* under smcr_lgrs_lock */
 	bool			ready;		/* first link up: findable */
-	bool			gone;		/* no new connections */
+	/* no new connections; smcr_lgrs_lock, READ_ONCE in
+	 * smcr_lgr_ended(), whose callers only stop early
+	 */
+	bool			gone;
 	bool			hw_gone;	/* under buf_lock: no new buffers */
 	u32			term_reason;
 	unsigned long		idle_since;

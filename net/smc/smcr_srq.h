@@ -31,9 +31,11 @@ struct smcr_srq {
 	unsigned int		cap;		/* max_wr of the SRQ */
 	/*
 	 * Buffer counts, changed under lock; the completion path reads
-	 * them without.  Invariant: want + held >= posted, so the CQ
-	 * entries taken by the links and those kept here cover every
-	 * buffer the device may complete.
+	 * posted, target and batch without (READ_ONCE): a stale value
+	 * only retires or reposts a buffer later, and smcr_srq_retire()
+	 * looks again under the lock.  Invariant: want + held >= posted,
+	 * so the CQ entries taken by the links and those kept here cover
+	 * every buffer the device may complete.
 	 */
 	spinlock_t		lock;
 	unsigned int		want;		/* the links' shares, summed */
