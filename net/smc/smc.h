@@ -14,8 +14,9 @@
  *   smc sock lock (lock_sock)
  *     -> smc_listen_info.lock (accept queue spinlock)
  *     -> clcsock sock lock (taken inside kernel TCP calls)
- *   smc_sock_table.lock (rwlock) is a leaf, and so is the fallback
- *   statistics mutex (smc_net.fback.lock).
+ *   smc_sock_table.lock (rwlock) -> rx_lock, tx_lock (sock_diag);
+ *   the fallback statistics mutex (smc_net.fback.lock) is a leaf.
+ *   The whole tree: Documentation/networking/smc.rst, "Locking".
  * Callbacks installed on the clcsock run under the clcsock lock or in
  * softirq context; they never take the smc sock lock, they only wake
  * waiters or queue work.

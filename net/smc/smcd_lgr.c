@@ -23,7 +23,7 @@
  * if a connection comes along meanwhile.
  *
  * Lock order: smcd_lgrs_lock is taken without other SMC locks held
- * except the smc sock lock of a connection in handshake.
+ * except the smc sock lock of its connection (handshake, release).
  */
 
 #include <linux/idr.h>
