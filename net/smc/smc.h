@@ -191,9 +191,10 @@ struct smc_conn {
 	/* SMC_TX_NOSPACE: a writer found the peer's ring full */
 	unsigned long		tx_flags;
 
-	/* local reading position: smc sock lock, written under rx_lock;
-	 * a failover's CDC reads it under tx_lock alone (an older value
-	 * is a consumer update the peer gets again with the next one)
+	/* local reading position: smc sock lock, written under rx_lock
+	 * and rx_seq; every send reads it under tx_lock alone, through
+	 * rx_seq (an older value is a consumer update the peer gets again
+	 * with the next one, a torn one would free room never read)
 	 */
 	struct smc_cursor	rx_cons;
 	struct smc_cursor	rx_cons_sent;	/* last one the peer got */

@@ -47,7 +47,8 @@ void smcd_tx_write(struct smc_conn *c)
 
 	lockdep_assert_held(&c->tx_lock);
 	h.prod = c->tx_prod;
-	h.cons = c->rx_cons;
+	/* recvmsg moves it under rx_lock, not ours: whole, never torn */
+	h.cons = smc_rx_curs(c, &c->rx_cons);
 	h.prod_flags = c->tx_prod_flags;
 	h.conn_state_flags = c->tx_conn_flags;
 	/* the data (and our reads) before the cursors that announce them */

@@ -1139,7 +1139,8 @@ static void __smcr_tx_write(struct smc_sock *smc, struct smcr_slot *slot)
 	m.seqno = ++c->cdc_tx_seq;
 	m.token = c->peer_alert;
 	m.prod = c->tx_prod;
-	m.cons = c->rx_cons;
+	/* recvmsg moves it under rx_lock, not ours: whole, never torn */
+	m.cons = smc_rx_curs(c, &c->rx_cons);
 	m.prod_flags = c->tx_prod_flags;
 	m.conn_state_flags = c->tx_conn_flags;
 	/* test mode: the flags in a CDC the peer must drop as stale */
