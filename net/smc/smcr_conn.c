@@ -693,6 +693,17 @@ static void smcr_fill_fc_gids(struct smc_clc_accept *a,
 }
 
 /*
+ * The Decline for a link group that could not be made: memory this
+ * host lacks is the peer's to know as such, anything else means the
+ * device cannot serve the group.
+ */
+static u32 smcr_lgr_decline(const struct smcr_lgr *lgr)
+{
+	return PTR_ERR(lgr) == -ENOMEM ? SMC_CLC_DECL_MEM :
+					 SMC_CLC_DECL_NOSMCRDEV;
+}
+
+/*
  * Client: the server took our SMC-Rv2 or SMC-Rv1 offer.  Make or find
  * the link group, our buffers, confirm, and bring up a new link.
  * Returns 0 on SMC-R or fallback, or a negative error that fails the
@@ -726,7 +737,7 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 				      version == SMC_V1 ? &hs->gi1 : &hs->gi,
 				      sock_net(&smc->sk), version);
 		if (IS_ERR(lgr)) {
-			smc_hs_decline(smc, SMC_CLC_DECL_NOSMCRDEV,
+			smc_hs_decline(smc, smcr_lgr_decline(lgr),
 				       a->version);
 			return 0;
 		}
@@ -922,7 +933,7 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs, u8 version)
 		lgr = smcr_lgr_create(SMCR_LGR_SERVER, gi,
 				      sock_net(&child->sk), version);
 		if (IS_ERR(lgr)) {
-			smc_hs_decline(child, SMC_CLC_DECL_NOSMCRDEV,
+			smc_hs_decline(child, smcr_lgr_decline(lgr),
 				       p->version);
 			return 0;
 		}
