@@ -30,7 +30,9 @@ suite_of() {
 	case "$1" in
 	deb13) echo trixie ;;
 	deb12) echo bookworm ;;
-	*) die "unknown KERNEL '$1' (want deb13 or deb12)" ;;
+	# built from trixie's linux-source (build-debug-kernel)
+	debug) echo trixie ;;
+	*) die "unknown KERNEL '$1' (want deb13, deb12 or debug)" ;;
 	esac
 }
 
@@ -102,7 +104,12 @@ apt_setup() {
 # Load the description written by fetch-kernel (KVER, KDIR, VMLINUZ, ...).
 kernel_env() {
 	local f=$CACHE/kernels/$KERNEL/kernel.env
-	[ -f "$f" ] || "$VM_DIR/fetch-kernel" "$KERNEL" >&2
+	if [ "$KERNEL" = debug ]; then
+		# built here, not fetched; rebuilt when its config changed
+		"$VM_DIR/build-debug-kernel" >&2
+	else
+		[ -f "$f" ] || "$VM_DIR/fetch-kernel" "$KERNEL" >&2
+	fi
 	# shellcheck disable=SC1090
 	. "$f"
 }
