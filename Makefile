@@ -7,6 +7,8 @@
 #   make install         install modules into /lib/modules/$KVER/updates
 #   make check           full test run: static checks, host tests, VM tests
 #   make check-full      make check with the whole batch on deb12 too
+#   make check-debug     the selftests and the interop pair on a debug
+#                        kernel (KASAN, lockdep, kmemleak, fault injection)
 #   make demo            boot a VM with our modules and run the demo
 #   make vm-shell CMD=.. run a command in a VM with our modules loaded
 #
@@ -46,7 +48,7 @@ endif
 KVER = $(shell modinfo -F vermagic $(MODSRC)/smc.ko | cut -d' ' -f1)
 
 .PHONY: all modules tools install clean static check check-full demo bench \
-	vm-shell setup kernel host-tests host-build
+	vm-shell setup kernel host-tests host-build check-debug
 
 all: modules tools
 
@@ -104,6 +106,10 @@ check:
 # make check with the whole batch on the second kernel too (slower)
 check-full:
 	$(VM)/check --full
+
+# The debug kernel's lane (slower; never part of check)
+check-debug:
+	$(VM)/check --debug
 
 demo:
 	$(VM)/vm-run --kernel $(KERNEL) --demo
