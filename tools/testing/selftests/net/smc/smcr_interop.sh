@@ -112,6 +112,10 @@ esac
 XFER=$HERE/smc_xfer
 SMC_TOOL=$REPO/tools/net/smc/smc
 NCASES=31
+# SMC_INTEROP_REPEAT=N: after the set-up, the 16 MiB case of ours to
+# upstream N times and nothing else (vm-pair --env; a crash hunt)
+REPEAT=${SMC_INTEROP_REPEAT:-0}
+[ "$REPEAT" -gt 0 ] 2>/dev/null && NCASES=$((REPEAT + 1))
 
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
 nic_of "${MAC1[ours]}" >/dev/null ||
@@ -395,6 +399,15 @@ for side in ours peer; do
 done
 ktap_result "peer guest runs upstream smc over rxe" $rc
 [ $rc = 0 ] || ktap_finish
+
+if [ "$REPEAT" -gt 0 ] 2>/dev/null; then
+	ueids $EID $EID || ktap_diag "cannot set the common UEID"
+	for i in $(seq "$REPEAT"); do
+		ix "ours to upstream over SMC-R, 16 MiB each way, run $i" o2u \
+			16777216 16777216 smcr 0 0
+	done
+	ktap_finish
+fi
 
 # 2-3: no UEID on either end.  Neither client offers SMC-Rv2 without
 # one.  Ours still offers its loopback-ism (upstream with loopback-ism
