@@ -25,6 +25,8 @@
 #define SMC_TEST_MODE_SMCR	0
 #define SMC_TEST_MODE_FALLBACK	1
 #define SMC_TEST_MODE_SMCD	2
+/* SMC_EXPECT_PATH=any: whichever path, the caller reports it */
+#define SMC_TEST_MODE_ANY	(-1)
 
 /* socket states as reported by smc_diag */
 #define SMC_TEST_ACTIVE		1

@@ -16,7 +16,8 @@
  *
  * ADDR is IPv4 or IPv6.  The connection's own path is checked through
  * sock_diag of the netns the program runs in against SMC_EXPECT_PATH
- * and SMC_EXPECT_REASON.  Both streams are pseudo-random data generated
+ * and SMC_EXPECT_REASON (SMC_EXPECT_PATH=any takes every path and only
+ * reports it).  Both streams are pseudo-random data generated
  * from the seed; the receiver compares the SHA-256 of what it read with
  * that of the stream it expected.  Diagnostics are printed as "# " lines.
  * Exit status: 0 all checks passed, 1 otherwise.
@@ -238,9 +239,9 @@ static int check_path(int fd)
 		return -1;
 	}
 	if (!smc_diag_lookup(fd, &si))
-		ktap_diag("%s: path %s, state %s, ports %u -> %u", role,
-			  smc_mode_name(si.mode), smc_state_name(si.state),
-			  si.sport, si.dport);
+		ktap_diag("%s: path %s, reason 0x%08x, state %s, ports %u -> %u",
+			  role, smc_mode_name(si.mode), si.reason,
+			  smc_state_name(si.state), si.sport, si.dport);
 	return 0;
 }
 
