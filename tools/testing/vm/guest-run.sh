@@ -137,12 +137,10 @@ run_tests() {
 		# exit line is printed.
 		# NAME@smoke: the program's representative head only
 		(cd "$dir" &&
-		 if [ "$variant" = fallback ]; then
-			export SMC_EXPECT_PATH=fallback
-		 fi &&
 		 case "$variant" in
+		 fallback) export SMC_EXPECT_PATH=fallback ;;
 		 smoke) export SMC_TEST_SMOKE=1 ;;
-		 fallback|"") ;;
+		 "") ;;
 		 # NAME@VARIANT: a part of NAME, which it chooses
 		 *) export SMC_TEST_VARIANT=$variant ;;
 		 esac &&
