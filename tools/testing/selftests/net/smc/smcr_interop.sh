@@ -115,7 +115,8 @@ NCASES=31
 # SMC_INTEROP_REPEAT=N: after the set-up, the 16 MiB case of ours to
 # upstream N times and nothing else (vm-pair --env; a crash hunt)
 REPEAT=${SMC_INTEROP_REPEAT:-0}
-[ "$REPEAT" -gt 0 ] 2>/dev/null && NCASES=$((REPEAT + 1))
+[ "$REPEAT" -gt 0 ] 2>/dev/null || REPEAT=0
+[ "$REPEAT" = 0 ] || NCASES=$((REPEAT + 1))
 
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
 nic_of "${MAC1[ours]}" >/dev/null ||
@@ -400,7 +401,7 @@ done
 ktap_result "peer guest runs upstream smc over rxe" $rc
 [ $rc = 0 ] || ktap_finish
 
-if [ "$REPEAT" -gt 0 ] 2>/dev/null; then
+if [ "$REPEAT" != 0 ]; then
 	ueids $EID $EID || ktap_diag "cannot set the common UEID"
 	for i in $(seq "$REPEAT"); do
 		ix "ours to upstream over SMC-R, 16 MiB each way, run $i" o2u \
