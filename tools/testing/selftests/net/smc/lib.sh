@@ -229,13 +229,45 @@ require_smc()
 	fi
 }
 
-# A TCP port that is free right now.
+# port_used PORT: a TCP socket of this netns has PORT as its own
+port_used()
+{
+	local f hex sl local_addr rest
+
+	printf -v hex '%04X' "$1"
+	for f in /proc/net/tcp /proc/net/tcp6; do
+		[ -r "$f" ] || continue
+		while read -r sl local_addr rest; do
+			[ "${local_addr##*:}" = "$hex" ] && return 0
+		done < "$f"
+	done
+	return 1
+}
+
+# A TCP port of the ephemeral range that no socket of this netns uses
+# right now, never the same twice in one test (the last one handed out
+# is kept in tmp_dir).  Builtins only: on the debug kernel one python3
+# costs seconds, and tests take a port per connection.
 free_port()
 {
-	python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
+	local lo hi p="" last=${tmp_dir:+$tmp_dir/.last_port}
+
+	read -r lo hi < /proc/sys/net/ipv4/ip_local_port_range
+	[ -n "$last" ] && [ -r "$last" ] && read -r p < "$last"
+	[ -n "$p" ] || p=$((lo + SRANDOM % (hi - lo)))
+	while p=$((p >= hi ? lo : p + 1)); port_used "$p"; do :; done
+	[ -z "$last" ] || echo "$p" > "$last"
+	echo "$p"
+}
+
+# nap: sleep 0.1 s without a process.  On the debug kernel a fork and
+# exec cost a good part of a second, more than the nap itself; a read
+# with a timeout on a pipe that no one writes costs neither.
+exec {nap_fd}<> <(:)
+nap()
+{
+	read -r -t 0.1 -u "$nap_fd"
+	return 0
 }
 
 # wait_until TIMEOUT_S CMD...: poll CMD every 0.1 s
@@ -246,7 +278,7 @@ wait_until()
 	shift
 	while ! "$@" >/dev/null 2>&1; do
 		[ $SECONDS -ge $end ] && return 1
-		sleep 0.1
+		nap
 	done
 	return 0
 }

@@ -179,26 +179,6 @@ dmbs_back()
 	[ "$dmbs" = "$dmb_base" ]
 }
 
-# nap: sleep 0.1 s without a process
-nap()
-{
-	read -r -t 0.1 -u "$nap_fd"
-}
-
-# soon SEC CMD...: wait_until, with naps
-soon()
-{
-	local end=$((SECONDS + $1))
-
-	shift
-	until "$@" >/dev/null 2>&1; do
-		[ $SECONDS -ge $end ] && return 1
-		nap
-	done
-	# an until loop returns its body's last status: nap's timeout
-	return 0
-}
-
 # klog_new: 0 when a kernel message since the last call (from a reader
 # of /dev/kmsg started once) is a splat; ktap_result shows the messages
 SPLAT='WARNING:|BUG:|Oops|KASAN|UBSAN|ODEBUG|INFO: trying to register|circular locking|lock state|refcount_t'
@@ -275,7 +255,7 @@ xfer_any()
 		-t 40 -r "$ready" ${2:+-H "$tmp_dir/holds"} \
 		> "$tmp_dir/srv.out" 2>&1 &
 	spid=$!
-	if ! soon 10 listens "$ready" $spid || [ ! -e "$ready" ]; then
+	if ! wait_until 10 listens "$ready" $spid || [ ! -e "$ready" ]; then
 		if kill -0 $spid 2>/dev/null; then
 			# where it is stuck, then end it
 			echo "server stuck: $(tr '\n' ' ' < /proc/$spid/stack 2>/dev/null)"
@@ -291,7 +271,7 @@ xfer_any()
 			-m $SIZE -t 40 -H "$tmp_dir/holdc" \
 			> "$tmp_dir/cli.out" 2>&1 &
 		local cpid=$!
-		soon 20 test -e "$tmp_dir/holdc" -a -e "$tmp_dir/holds"
+		wait_until 20 test -e "$tmp_dir/holdc" -a -e "$tmp_dir/holds"
 		$hold_cmd
 		rm -f "$tmp_dir/holdc" "$tmp_dir/holds"
 		wait $cpid || crc=$?
@@ -385,7 +365,7 @@ sc_smcr()
 	xfer_any "$SMCR_B" || return 1
 	fi_fired && return 0
 	# the server adds the second link once the group is up
-	soon 15 two_links
+	wait_until 15 two_links
 	xfer_any "$SMCR_B"
 }
 
@@ -404,7 +384,7 @@ home()
 # leave a link group lingering, and a new one must be made
 fresh()
 {
-	soon 20 smc_settled 0 || return 1
+	wait_until 20 smc_settled 0 || return 1
 	reload_smc "" || return 1
 	pnet_set=0
 }
@@ -455,9 +435,7 @@ lo_dmbs
 dmb_base=$dmbs
 reached=""
 port_next=30000
-# a FIFO no one writes: nap's clock; the kernel log from here on
-mkfifo "$tmp_dir/nap"
-exec {nap_fd}<> "$tmp_dir/nap"
+# the kernel log from here on
 exec {kmsg_fd}< <(exec cat /dev/kmsg 2>/dev/null)
 track $!
 klog_new
@@ -488,9 +466,9 @@ for s in "${SITES[@]}"; do
 	[ $fired = 1 ] && reached+=" $fn"
 	[ $fired = 0 ] || ktap_diag "$name: $(outcome)"
 	# nothing left behind: sockets, DMBs; the module unloads
-	soon 20 smc_settled 0 ||
+	wait_until 20 smc_settled 0 ||
 		{ why+=" AF_SMC sockets left: $(smc_count)"; rc=1; }
-	soon 10 dmbs_back ||
+	wait_until 10 dmbs_back ||
 		{ why+=" DMBs registered $dmbs, before $dmb_base"; rc=1; }
 	fresh || { why+=" the module does not unload"; rc=1; }
 	if klog_new; then

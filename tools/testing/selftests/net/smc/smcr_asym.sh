@@ -217,7 +217,7 @@ rc=0
 fewest=$tmp_dir/fewest
 ( f=2; while [ ! -e "$tmp_dir/sym.done" ]; do
 	n=$(server_links); [ "$n" -lt "$f" ] && f=$n; echo "$f" > "$fewest"
-	sleep 0.05; done ) &
+	nap; done ) &
 track $!
 pnet --add SIDEB --ib "$SMCR_RXEB2" --port 1 && smcr_br_b2_up || rc=1
 wait_until 30 sym || rc=1
