@@ -13,6 +13,12 @@ SMC_RUN=$REPO/tools/net/smc/smc_run
 SMC_PATH=$HERE/smc_path
 SMC_TEST_INET=${SMC_TEST_INET:-0}
 
+# SMC_TEST_SLOWDOWN: how many times slower than Debian's this kernel
+# runs (vm-run sets it for the debug kernel).  Traffic that only has to
+# last while something happens under it, a link going down, is sized in
+# time rather than bytes: $((BYTES / SMC_TEST_SLOWDOWN)).
+SMC_TEST_SLOWDOWN=${SMC_TEST_SLOWDOWN:-1}
+
 KSFT_PASS=0
 KSFT_FAIL=1
 KSFT_SKIP=4

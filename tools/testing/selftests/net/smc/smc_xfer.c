@@ -12,7 +12,8 @@
  *   -r FILE   server: create FILE once listening
  *   -H FILE   once connected and the path is checked: create FILE and
  *             wait until someone removes it before the transfer
- *   -t SEC    give up after SEC seconds (default 120)
+ *   -t SEC    give up after SEC seconds (default 120), times
+ *             SMC_TEST_SLOWDOWN on a slower kernel (the debug kernel)
  *
  * ADDR is IPv4 or IPv6.  The connection's own path is checked through
  * sock_diag of the netns the program runs in against SMC_EXPECT_PATH
@@ -265,7 +266,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	uint64_t c2s = 1 << 20, s2c = 1 << 20, seed = 1;
-	const char *ready = NULL, *holdf = NULL;
+	const char *ready = NULL, *holdf = NULL, *slow;
 	struct xstream w = { 0 }, r = { 0 };
 	int server = -1, fam, fd, lfd, ok = 1;
 	struct sockaddr_storage ss;
@@ -310,6 +311,10 @@ int main(int argc, char **argv)
 	}
 	if (server < 0 || argc - optind != 2)
 		usage();
+	/* a bound for a hang, not a speed test: longer on a slower kernel */
+	slow = getenv("SMC_TEST_SLOWDOWN");
+	if (slow && atoi(slow) > 1)
+		tmo *= atoi(slow);
 	role = server ? "server" : "client";
 	fam = parse_addr(argv[optind], argv[optind + 1], &ss, &l);
 	if (fam < 0)

@@ -143,7 +143,7 @@ ktap_result "B with one device: asym-local there, asym-peer at A" $rc
 
 # 3: new connections keep to the first link: the second shares B's
 # device and adds no bandwidth
-start_many first 4 24000000
+start_many first 4 $((24000000 / SMC_TEST_SLOWDOWN))
 rc=0
 n=$(link_conns client "$SMCR_RXEA")
 [ "$(link_conns client "$SMCR_RXEA2")" = 0 ] || rc=1
@@ -156,7 +156,7 @@ ktap_result "4 transfers while asymmetric: on the first link, verified" $rc
 # the asymmetric link and complete
 base_c=$(moved client)
 base_s=$(moved server)
-start_many down 4 40000000
+start_many down 4 $((40000000 / SMC_TEST_SLOWDOWN))
 rc=0
 ip link set "$SMCR_NETA" down
 end_many down || rc=1
@@ -193,7 +193,7 @@ qp_error()
 # move to the link that is left and complete; a link comes back
 for role in client server; do
 	base=$(moved "$role")
-	start_many "qp$role" 4 30000000
+	start_many "qp$role" 4 $((30000000 / SMC_TEST_SLOWDOWN))
 	rc=0
 	qp_error "$role" || rc=1
 	end_many "qp$role" || rc=1
@@ -227,7 +227,7 @@ if [ "$(cat "$fewest")" != 2 ]; then
 	rc=1
 fi
 ktap_diag "$(cat "$LGRS"; "$SMC_TOOL" lgr)"
-start_many sym 2 10000000
+start_many sym 2 $((10000000 / SMC_TEST_SLOWDOWN))
 end_many sym || rc=1
 sym || rc=1
 rdma link delete "$SMCR_RXEB2" || rc=1

@@ -208,7 +208,7 @@ SMC_EXPECT_PATH=fallback SMC_EXPECT_REASON=0x05000000 \
 # one, which this bed does not carry; both give that link up and the
 # next try takes the new devices.
 rc=0
-start_many add 4 60000000
+start_many add 4 $((60000000 / SMC_TEST_SLOWDOWN))
 ip link set "$SMCR_NETA2" up && ip link set "$SMCR_NETB2" up || rc=1
 ip route replace "$SMCR_B2/32" dev "$SMCR_NETA2" table $SMCR_TABLE_A2 &&
 	ip route replace "$SMCR_A2/32" dev "$SMCR_NETB2" table $SMCR_TABLE_B2 ||
