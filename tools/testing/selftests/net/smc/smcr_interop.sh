@@ -87,19 +87,22 @@ case "${1:-}" in
 		exit 1
 	}
 	ulimit -n 4096
+	# a slower kernel (the debug kernel): every bound below grows
+	slow=${SMC_TEST_SLOWDOWN:-1}
 	# what the peer looked like, for a driver that lost it (vm-run's
 	# results directory keeps it)
 	if [ -n "${SMC_RESULTS:-}" ]; then
-		while sleep 3; do
+		while sleep $((3 * slow)); do
 			echo "== $(cut -d' ' -f1 /proc/uptime) load $(cut -d' ' -f1-3 /proc/loadavg)"
 			ip neigh
 			ip -s -br link
 			top -bn1 | sed -n '7,12p'
 		done > "$SMC_RESULTS/peer-monitor.log" 2>&1 &
 	fi
-	# idle: the test may wait a minute and more on its own end only
+	# idle: the test may wait a minute and more on its own end only;
+	# first: our guest may boot minutes after this one
 	exec python3 "$HERE/interop_peer.py" serve "$PEER_ADDR" $AGENT_PORT \
-		--idle 180
+		--idle $((180 * slow)) --first $((240 * slow))
 	;;
 --link2)
 	link2 "$2" "$3"
@@ -127,7 +130,9 @@ require_tools rdma ip python3
 setup_common
 
 # peer CMD [TIMEOUT]: run CMD on the peer guest; its output and status.
-# PEER_WAIT: seconds to wait for the peer to answer at all.  A peer that
+# TIMEOUT (90 s) is a bound for a hang: SMC_TEST_SLOWDOWN times longer
+# on a slower kernel.  PEER_WAIT: seconds to wait for the peer to
+# answer at all (grown the same way).  A peer that
 # could not be reached once (its guest died) is not asked again: the
 # cases left then fail in seconds, not in the program's timeout.
 peer()
@@ -139,7 +144,8 @@ peer()
 		return 254
 	fi
 	python3 "$HERE/interop_peer.py" call "$PEER_ADDR" $AGENT_PORT \
-		--wait "${PEER_WAIT:-0}" --timeout "${2:-90}" "$1" || rc=$?
+		--wait "$((${PEER_WAIT:-0} * SMC_TEST_SLOWDOWN))" \
+		--timeout "$((${2:-90} * SMC_TEST_SLOWDOWN))" "$1" || rc=$?
 	[ $rc != 254 ] || [ -z "$tmp_dir" ] || touch "$tmp_dir/peer-gone"
 	return $rc
 }
@@ -192,10 +198,10 @@ on()
 }
 
 # listening SIDE PORT [SEC]: the smc_xfer server on PORT at SIDE
-# listens within SEC seconds (10)
+# listens within SEC seconds (10; times SMC_TEST_SLOWDOWN)
 listening()
 {
-	on "$1" "for i in \$(seq $((${3:-10} * 10))); do
+	on "$1" "for i in \$(seq $((${3:-10} * 10 * SMC_TEST_SLOWDOWN))); do
 		 [ -e /tmp/smc-interop.r$2 ] && exit 0; sleep 0.1
 		 done; exit 1" > /dev/null
 }
@@ -233,11 +239,14 @@ ix()
 }
 
 # many_start DIR K BYTES TAG: K verified SMC-R connections at once,
-# running when this returns; many_end TAG: 0 when all of them passed
+# running when this returns (BYTES divided by SMC_TEST_SLOWDOWN: they
+# are about many connections at once, not their bytes); many_end TAG: 0
+# when all of them passed
 declare -A many_pids
 many_start()
 {
-	local k=$2 b=$3 tag=$4 i p0 srv="" cli="" rc=0 sside cside addr tmo
+	local k=$2 b=$(($3 / SMC_TEST_SLOWDOWN)) tag=$4 i p0 srv="" cli="" rc=0
+	local sside cside addr tmo
 
 	read -r sside cside addr <<< "$(ends "$1")"
 	p0=$((port_next + 1))
@@ -351,8 +360,9 @@ killed()
 		ktap_diag "the client's transfer succeeded"
 		rc=1
 	fi
-	# smc_xfer gives up by itself after 90 s: that would be a hang
-	if [ $((SECONDS - t0)) -gt 30 ]; then
+	# smc_xfer gives up by itself after 90 s: that would be a hang (both
+	# times SMC_TEST_SLOWDOWN)
+	if [ $((SECONDS - t0)) -gt $((30 * SMC_TEST_SLOWDOWN)) ]; then
 		ktap_diag "the client took $((SECONDS - t0)) s to end"
 		rc=1
 	fi
