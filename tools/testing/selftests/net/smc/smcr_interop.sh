@@ -420,22 +420,40 @@ if [ "$REPEAT" != 0 ]; then
 	ktap_finish
 fi
 
+# 2-5: the UEID cases decline with codes that depend on upstream's
+# build.  Debian's smc has no loopback-ism; the debug kernel's has
+# (SMC_LO), and then both ends offer SMC-Dv2 and the server declines
+# for the EID: 0x03030008 (no UEID) or 0x03030007 (no SMC-Dv2 device
+# of a common EID).  Ours declines as upstream does in either build.
+peer_ism_v2=$(peer "$SMC_TOOL info" | sed -n 's/.* ism_v2 \([0-9]*\) .*/\1/p')
+ktap_diag "upstream's SMC-Dv2 (loopback-ism): ${peer_ism_v2:-unknown}"
+
 # 2-3: no UEID on either end.  Neither client offers SMC-Rv2 without
-# one.  Ours still offers its loopback-ism (upstream with loopback-ism
-# does too), which Debian's smc, built without it, cannot take.
+# one.  Ours still offers its loopback-ism, which upstream without one
+# cannot take (0x03030003); upstream without one offers nothing.
 ueids "" "" || ktap_diag "cannot clear the UEID tables"
-ix "no UEIDs: ours to upstream, declined with 0x03030003" o2u 1000 1000 \
-	fallback 0x05000000 0x03030003
-ix "no UEIDs: upstream to ours, nothing offered: 0x03030000" u2o 1000 1000 \
-	fallback 0x03030000 0x05000000
+if [ "$peer_ism_v2" = 1 ]; then
+	ix "no UEIDs: ours to upstream, declined with 0x03030008" o2u \
+		1000 1000 fallback 0x05000000 0x03030008
+	ix "no UEIDs: upstream to ours, declined with 0x03030008" u2o \
+		1000 1000 fallback 0x05000000 0x03030008
+else
+	ix "no UEIDs: ours to upstream, declined with 0x03030003" o2u \
+		1000 1000 fallback 0x05000000 0x03030003
+	ix "no UEIDs: upstream to ours, nothing offered: 0x03030000" u2o \
+		1000 1000 fallback 0x03030000 0x05000000
+fi
 
 # 4-5: different UEIDs: an EID mismatch has no code of its own; the
-# server declines with that of the SMC-Rv1 it was not offered either
+# server declines with that of the SMC-Rv1 it was not offered either,
+# or with both ends' loopback-ism with that of SMC-Dv2
 ueids $EID_OURS $EID_PEER || ktap_diag "cannot set the UEIDs"
-ix "different UEIDs: upstream server declines with 0x03030000" o2u 1000 1000 \
-	fallback 0x05000000 0x03030000
-ix "different UEIDs: our server declines with 0x03030000" u2o 1000 1000 \
-	fallback 0x05000000 0x03030000
+diff_code=0x03030000
+[ "$peer_ism_v2" != 1 ] || diff_code=0x03030007
+ix "different UEIDs: upstream server declines with $diff_code" o2u \
+	1000 1000 fallback 0x05000000 $diff_code
+ix "different UEIDs: our server declines with $diff_code" u2o 1000 1000 \
+	fallback 0x05000000 $diff_code
 
 # 6-11: one UEID: SMC-R both ways, verified
 ueids $EID $EID || ktap_diag "cannot set the common UEID"
