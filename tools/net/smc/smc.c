@@ -633,14 +633,26 @@ static const char *lgr_r_type(uint64_t type)
 	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
 
+/* An EID is padded with blanks to its 32 bytes: not shown in text */
+static int eid_len(const char *eid)
+{
+	int n = strlen(eid);
+
+	while (n && eid[n - 1] == ' ')
+		n--;
+	return n;
+}
+
 static void lgr_r(const struct nlattr *nest)
 {
 	const struct nlattr *tb[NEST_MAX], *v2[NEST_MAX], *c[NEST_MAX];
+	const char *eid;
 
 	parse_nest(nest, tb);
 	parse_nest(tb[SMC_NLA_LGR_R_V2], v2);
 	/* V2_COMMON numbers from 0: parse_nest keeps it */
 	parse_nest(tb[SMC_NLA_LGR_R_V2_COMMON], c);
+	eid = attr_str(c[SMC_NLA_LGR_V2_NEG_EID]);
 	lgr_close();
 	if (json) {
 		j_open(NULL, '{');
@@ -654,7 +666,7 @@ static void lgr_r(const struct nlattr *nest)
 		j_u64("release", get(c, SMC_NLA_LGR_V2_REL));
 		j_u64("peer_os", get(c, SMC_NLA_LGR_V2_OS));
 		j_str("peer_host", attr_str(c[SMC_NLA_LGR_V2_PEER_HOST]));
-		j_str("eid", attr_str(c[SMC_NLA_LGR_V2_NEG_EID]));
+		j_str("eid", eid);
 		j_u64("max_conns", get(v2, SMC_NLA_LGR_R_V2_MAX_CONNS));
 		j_u64("max_links", get(v2, SMC_NLA_LGR_R_V2_MAX_LINKS));
 		j_u64("buf_type", get(tb, SMC_NLA_LGR_R_BUF_TYPE));
@@ -665,7 +677,7 @@ static void lgr_r(const struct nlattr *nest)
 		return;
 	}
 	printf("smcr lgr %" PRIx64 " %s %s conns %" PRIu64 " pnetid \"%s\" max_conns %"
-	       PRIu64 " max_links %" PRIu64 " peer \"%s\"\n",
+	       PRIu64 " max_links %" PRIu64 " peer \"%s\" eid \"%.*s\"\n",
 	       get(tb, SMC_NLA_LGR_R_ID),
 	       get(tb, SMC_NLA_LGR_R_ROLE) ? "server" : "client",
 	       lgr_r_type(get(tb, SMC_NLA_LGR_R_TYPE)),
@@ -673,7 +685,7 @@ static void lgr_r(const struct nlattr *nest)
 	       attr_str(tb[SMC_NLA_LGR_R_PNETID]),
 	       get(v2, SMC_NLA_LGR_R_V2_MAX_CONNS),
 	       get(v2, SMC_NLA_LGR_R_V2_MAX_LINKS),
-	       attr_str(c[SMC_NLA_LGR_V2_PEER_HOST]));
+	       attr_str(c[SMC_NLA_LGR_V2_PEER_HOST]), eid_len(eid), eid);
 }
 
 static void link_r(const struct nlattr *nest)
