@@ -11,6 +11,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../../../../.." && pwd)
 SMC_RUN=$REPO/tools/net/smc/smc_run
 SMC_PATH=$HERE/smc_path
+SMC_TOOL=$REPO/tools/net/smc/smc
 SMC_TEST_INET=${SMC_TEST_INET:-0}
 
 # SMC_TEST_SLOWDOWN: how many times slower than Debian's this kernel

@@ -9,7 +9,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-SMC_TOOL=$REPO/tools/net/smc/smc
 RAW=$HERE/smc_nl_raw.py
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"

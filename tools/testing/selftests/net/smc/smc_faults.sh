@@ -35,7 +35,6 @@
 . "$(dirname "$0")/smcr_topo.sh"
 
 XFER=$HERE/smc_xfer
-SMC_TOOL=$REPO/tools/net/smc/smc
 FS=/sys/kernel/debug/failslab
 FP=/sys/kernel/debug/fail_page_alloc
 LO_ISM=/sys/kernel/debug/smc/loopback-ism

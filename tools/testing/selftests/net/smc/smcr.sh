@@ -21,7 +21,6 @@ DEVS=/sys/kernel/debug/smc/rdma-devices
 LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 XFER=$HERE/smc_xfer
 NLCHECK=$HERE/smc_nl_check.py
-SMC_TOOL=$REPO/tools/net/smc/smc
 NCASES=47
 NSMOKE=10
 
@@ -212,25 +211,21 @@ SMC_EXPECT_PATH=fallback SMC_EXPECT_REASON=0x03030000 \
 # PNET IDs: with each veth and its rxe port on one physical network,
 # SMC-R as before; with A's port on another one, A has no device for
 # its interface and offers nothing
-pnet()
-{
-	python3 "$HERE/smc_pnetid.py" "$@"
-}
-
 rc=0
-pnet --add NETA --eth "$SMCR_NETA" && pnet --add NETB --eth "$SMCR_NETB" &&
-	pnet --add NETA --ib "$SMCR_RXEA" --port 1 &&
-	pnet --add NETB --ib "$SMCR_RXEB" --port 1 || rc=1
+"$SMC_TOOL" pnet add NETA dev "$SMCR_NETA" &&
+	"$SMC_TOOL" pnet add NETB dev "$SMCR_NETB" &&
+	"$SMC_TOOL" pnet add NETA ib "$SMCR_RXEA" port 1 &&
+	"$SMC_TOOL" pnet add NETB ib "$SMCR_RXEB" port 1 || rc=1
 ktap_diag "$(cat "$DEVS")"
 if [ $rc -eq 0 ]; then
 	xfer "PNET IDs pair each veth with its rxe: SMC-R" "$SMCR_B" 100000 100000
 else
 	ktap_not_ok "PNET IDs pair each veth with its rxe: SMC-R"
 fi
-pnet --flush
+"$SMC_TOOL" pnet flush
 rc=0
-pnet --add NETA --eth "$SMCR_NETA" &&
-	pnet --add NETX --ib "$SMCR_RXEA" --port 1 || rc=1
+"$SMC_TOOL" pnet add NETA dev "$SMCR_NETA" &&
+	"$SMC_TOOL" pnet add NETX ib "$SMCR_RXEA" port 1 || rc=1
 if [ $rc -eq 0 ]; then
 	SMC_EXPECT_PATH=fallback SMC_EXPECT_REASON=0x03030000 \
 		xfer "A's rxe on another PNET: A offers nothing (0x03030000)" \
@@ -238,7 +233,7 @@ if [ $rc -eq 0 ]; then
 else
 	ktap_not_ok "A's rxe on another PNET: A offers nothing (0x03030000)"
 fi
-pnet --flush
+"$SMC_TOOL" pnet flush
 
 # hostile CASE CODE NAME: hostile_peer answers the client's Proposal
 # with a crafted SMC-R Accept (CASE); the client must decline with CODE

@@ -27,12 +27,11 @@
 LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 LINK_ERROR=/sys/kernel/debug/smc/smcr-link-error
 XFER=$HERE/smc_xfer
-SMC_TOOL=$REPO/tools/net/smc/smc
 NCASES=11
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
-require_tools rdma ip sysctl python3
+require_tools rdma ip sysctl
 mount_debugfs
 [ -r "$LGRS" ] && [ -w "$LINK_ERROR" ] || ktap_skip_all "no $LGRS"
 [ -x "$XFER" ] || ktap_skip_all "smc_xfer not built"
@@ -43,7 +42,7 @@ smcd_param=/sys/module/smc/parameters/smcd
 smcd_saved=$(cat $smcd_param)
 restore()
 {
-	python3 "$HERE/smc_pnetid.py" --flush >/dev/null 2>&1
+	"$SMC_TOOL" pnet flush >/dev/null 2>&1
 	echo "$smcd_saved" > $smcd_param
 	smcr_topo_cleanup
 }
@@ -57,14 +56,10 @@ if ! smcr_br_up; then
 fi
 echo N > $smcd_param
 
-pnet()
-{
-	python3 "$HERE/smc_pnetid.py" "$@"
-}
 
-pnet --add SIDEA --ib "$SMCR_RXEA" --port 1 &&
-	pnet --add SIDEA --ib "$SMCR_RXEA2" --port 1 &&
-	pnet --add SIDEB --ib "$SMCR_RXEB" --port 1 ||
+"$SMC_TOOL" pnet add SIDEA ib "$SMCR_RXEA" port 1 &&
+	"$SMC_TOOL" pnet add SIDEA ib "$SMCR_RXEA2" port 1 &&
+	"$SMC_TOOL" pnet add SIDEB ib "$SMCR_RXEB" port 1 ||
 	ktap_skip_all "PNET IDs cannot be set"
 
 export SMC_EXPECT_PATH=smcr
@@ -219,7 +214,7 @@ fewest=$tmp_dir/fewest
 	n=$(server_links); [ "$n" -lt "$f" ] && f=$n; echo "$f" > "$fewest"
 	nap; done ) &
 track $!
-pnet --add SIDEB --ib "$SMCR_RXEB2" --port 1 && smcr_br_b2_up || rc=1
+"$SMC_TOOL" pnet add SIDEB ib "$SMCR_RXEB2" port 1 && smcr_br_b2_up || rc=1
 wait_until 30 sym || rc=1
 touch "$tmp_dir/sym.done"
 if [ "$(cat "$fewest")" != 2 ]; then

@@ -24,17 +24,18 @@ NCASES=11
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
-require_tools rdma ip sysctl python3
+require_tools rdma ip sysctl
 mount_debugfs
 [ -r "$LGRS" ] || ktap_skip_all "no $LGRS"
 [ -x "$XFER" ] || ktap_skip_all "smc_xfer not built"
+[ -x "$SMC_TOOL" ] || ktap_skip_all "tools/net/smc/smc not built"
 smcr_topo_setup
 
 smcd_param=/sys/module/smc/parameters/smcd
 smcd_saved=$(cat $smcd_param)
 restore()
 {
-	python3 "$HERE/smc_pnetid.py" --flush >/dev/null 2>&1
+	"$SMC_TOOL" pnet flush >/dev/null 2>&1
 	echo "$smcd_saved" > $smcd_param
 	smcr_topo_cleanup
 }
@@ -48,15 +49,7 @@ if ! smcr_topo_up || ! smcr_topo_up2; then
 fi
 echo N > $smcd_param
 
-pnet()
-{
-	python3 "$HERE/smc_pnetid.py" "$@"
-}
-
-pnet --add SIDEA --ib "$SMCR_RXEA" --port 1 &&
-	pnet --add SIDEA --ib "$SMCR_RXEA2" --port 1 &&
-	pnet --add SIDEB --ib "$SMCR_RXEB" --port 1 &&
-	pnet --add SIDEB --ib "$SMCR_RXEB2" --port 1 ||
+smcr_topo_sides ||
 	ktap_skip_all "PNET IDs cannot be set"
 
 export SMC_EXPECT_PATH=smcr

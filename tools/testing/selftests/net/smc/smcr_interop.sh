@@ -113,7 +113,6 @@ esac
 . "$HERE/lib.sh"
 
 XFER=$HERE/smc_xfer
-SMC_TOOL=$REPO/tools/net/smc/smc
 NCASES=31
 # SMC_INTEROP_REPEAT=N: after the set-up, the 16 MiB case of ours to
 # upstream N times and nothing else (vm-pair --env; a crash hunt)

@@ -29,11 +29,12 @@ FLOOD_TIME=20
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
-require_tools rdma ip sysctl python3
+require_tools rdma ip sysctl
 mount_debugfs
 [ -r "$RKEYS" ] || ktap_skip_all "no $RKEYS"
 [ -w "$KNOB" ] || ktap_skip_all "no $KNOB"
 [ -x "$XFER" ] || ktap_skip_all "smc_xfer not built"
+[ -x "$SMC_TOOL" ] || ktap_skip_all "tools/net/smc/smc not built"
 smcr_topo_setup
 
 smcd_param=/sys/module/smc/parameters/smcd
@@ -41,7 +42,7 @@ smcd_saved=$(cat $smcd_param)
 restore()
 {
 	echo 0 > "$KNOB"
-	python3 "$HERE/smc_pnetid.py" --flush >/dev/null 2>&1
+	"$SMC_TOOL" pnet flush >/dev/null 2>&1
 	echo "$smcd_saved" > $smcd_param
 	smcr_topo_cleanup
 }
@@ -54,10 +55,7 @@ if ! smcr_topo_up || ! smcr_topo_up2; then
 	ktap_skip_all "the rxe test bed with two pairs does not come up"
 fi
 echo N > $smcd_param
-python3 "$HERE/smc_pnetid.py" --add SIDEA --ib "$SMCR_RXEA" --port 1 &&
-	python3 "$HERE/smc_pnetid.py" --add SIDEA --ib "$SMCR_RXEA2" --port 1 &&
-	python3 "$HERE/smc_pnetid.py" --add SIDEB --ib "$SMCR_RXEB" --port 1 &&
-	python3 "$HERE/smc_pnetid.py" --add SIDEB --ib "$SMCR_RXEB2" --port 1 ||
+smcr_topo_sides ||
 	ktap_skip_all "PNET IDs cannot be set"
 
 export SMC_EXPECT_PATH=smcr

@@ -285,6 +285,17 @@ smcr_topo_up2()
 	smcr_rxe_ready "$SMCR_RXEA2" "$SMCR_A2" "$SMCR_RXEB2" "$SMCR_B2"
 }
 
+# smcr_topo_sides: each side's two rxe devices on a PNET ID of its own
+# (SIDEA, SIDEB), so that a group's second link takes the second pair;
+# the test flushes the table when it ends
+smcr_topo_sides()
+{
+	"$SMC_TOOL" pnet add SIDEA ib "$SMCR_RXEA" port 1 &&
+		"$SMC_TOOL" pnet add SIDEA ib "$SMCR_RXEA2" port 1 &&
+		"$SMC_TOOL" pnet add SIDEB ib "$SMCR_RXEB" port 1 &&
+		"$SMC_TOOL" pnet add SIDEB ib "$SMCR_RXEB2" port 1
+}
+
 # smcr_topo_down2: undoes whatever smcr_topo_up2 got to
 smcr_topo_down2()
 {

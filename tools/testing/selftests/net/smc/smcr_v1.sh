@@ -23,7 +23,6 @@
 LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 V1TEST=/sys/kernel/debug/smc/smcr-v1-test
 XFER=$HERE/smc_xfer
-SMC_TOOL=$REPO/tools/net/smc/smc
 NCASES=16
 
 SMCR_A6=2001:db8:5::1
@@ -49,7 +48,7 @@ restore()
 	echo 0 > "$V1TEST"
 	ip rule del pref 24 2>/dev/null
 	ip rule del pref 25 2>/dev/null
-	python3 "$HERE/smc_pnetid.py" --flush >/dev/null 2>&1
+	"$SMC_TOOL" pnet flush >/dev/null 2>&1
 	echo "$smcd_saved" > $smcd_param
 	smcr_topo_cleanup
 }
@@ -72,10 +71,7 @@ if ! smcr_topo_up || ! smcr_topo_up2 || ! smcr_topo6_up ||
 	ktap_skip_all "the rxe test bed with two pairs does not come up"
 fi
 echo N > $smcd_param
-python3 "$HERE/smc_pnetid.py" --add SIDEA --ib "$SMCR_RXEA" --port 1 &&
-	python3 "$HERE/smc_pnetid.py" --add SIDEA --ib "$SMCR_RXEA2" --port 1 &&
-	python3 "$HERE/smc_pnetid.py" --add SIDEB --ib "$SMCR_RXEB" --port 1 &&
-	python3 "$HERE/smc_pnetid.py" --add SIDEB --ib "$SMCR_RXEB2" --port 1 ||
+smcr_topo_sides ||
 	ktap_skip_all "PNET IDs cannot be set"
 # the second pair waits: the groups start with one link
 ip link set "$SMCR_NETA2" down

@@ -10,8 +10,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-SMC_TOOL=$REPO/tools/net/smc/smc
-
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
 require_tools python3 ip
