@@ -21,6 +21,9 @@
  * With -w MS the lookup is repeated every 20 ms until a connected
  * socket matches or MS ms have passed; the last lookup is shown.
  *
+ * With -a it only tries socket(AF_SMC): the tests' check that the
+ * family is there, without a python start (seconds on a debug kernel).
+ *
  * Exit status: 0 ok, 1 path mismatch (with -e) or error,
  * 2 no matching socket found (not used with -c alone).
  */
@@ -38,6 +41,8 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"Usage: %s [-p PID [-f FD]] [-s STATE] [-c] [-e] [-v] [-w MS]\n"
+		"       %s -a\n"
+		"  -a        exit 0 when socket(AF_SMC) works, 1 when not\n"
 		"  -p PID    only sockets held open by PID\n"
 		"  -f FD     only the socket behind file descriptor FD of PID\n"
 		"  -s STATE  only sockets in this state (number)\n"
@@ -50,7 +55,17 @@ static void usage(const char *prog)
 		"  -w MS     look again every 20 ms, for up to MS ms, until a\n"
 		"            connected socket matches (one cheap process for\n"
 		"            watching a benchmark)\n",
-		prog);
+		prog, prog);
+}
+
+static int smc_socket_works(void)
+{
+	int fd = socket(AF_SMC, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
 }
 
 static int parse_fd_link(const char *path, unsigned long long *ino)
@@ -218,8 +233,10 @@ int main(int argc, char **argv)
 	int n, ninodes = 0, i, matched = 0, checked = 0, bad = 0;
 	int opt, wait_ms = 0;
 
-	while ((opt = getopt(argc, argv, "p:f:s:cevw:h")) != -1) {
+	while ((opt = getopt(argc, argv, "ap:f:s:cevw:h")) != -1) {
 		switch (opt) {
+		case 'a':
+			return smc_socket_works() ? 0 : 1;
 		case 'p':
 			pid = atoi(optarg);
 			break;
