@@ -1,30 +1,24 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Run shell commands on the other guest of an interop pair.
+"""Run the shell commands the other guest of an interop pair sends.
 
-  interop_peer.py serve ADDR PORT [--idle SEC] [--first SEC]
+  interop_peer.py ADDR PORT [--idle SEC] [--first SEC]
       answer requests until one says "exit", or for SEC seconds
       (default 60; before the first request, --first, default 240)
       none came and none ran: a driver that died must not keep the
       peer guest up until the host's timeout
-  interop_peer.py call ADDR PORT [--wait SEC] [--timeout SEC] CMD
-      run CMD with bash on the serving guest; print what it wrote
-      (stdout and stderr), exit with its status.  Wait up to --wait
-      seconds (default 0) for the server to answer at all; CMD is
-      killed after --timeout seconds (default 120, status 124).
-      Status 254: the server could not be reached at all.
-  interop_peer.py call ADDR PORT exit
-      end the server
 
-One request per TCP connection: a JSON line {"cmd", "timeout"} in, a
-JSON line {"rc", "out"} back.  A command that leaves a process running
-must redirect that process's output, or the answer waits for it.
-This is a test helper for a private link between two VMs: it runs
-whatever it is sent, as root.
+One request per TCP connection, framed so that bash's /dev/tcp can
+send it (smcr_interop.sh's peer(): a python started per request costs
+seconds on a debug kernel): a line "TIMEOUT LENGTH", then LENGTH bytes
+of command, run with bash and killed after TIMEOUT seconds (status
+124).  Back: a line with its exit status, then what it wrote (stdout
+and stderr), then the connection closes.  A command that leaves a
+process running must redirect that process's output, or the answer
+waits for it.  This is a test helper for a private link between two
+VMs: it runs whatever it is sent, as root.
 """
 
-import json
-import socket
 import socketserver
 import subprocess
 import sys
@@ -46,13 +40,16 @@ class Handler(socketserver.StreamRequestHandler):
 
     def run(self):
         try:
-            req = json.loads(self.rfile.readline())
-            cmd, tmo = req["cmd"], float(req.get("timeout", 120))
-        except (ValueError, KeyError, TypeError):
-            self.reply(2, "interop_peer: bad request\n")
+            tmo, length = self.rfile.readline().split()
+            tmo, length = float(tmo), int(length)
+            cmd = self.rfile.read(length).decode()
+            if len(cmd.encode()) != length:
+                raise ValueError("short request")
+        except (ValueError, UnicodeDecodeError):
+            self.reply(2, b"interop_peer: bad request\n")
             return
         if cmd == "exit":
-            self.reply(0, "")
+            self.reply(0, b"")
             threading.Thread(target=self.server.shutdown).start()
             return
         try:
@@ -62,10 +59,10 @@ class Handler(socketserver.StreamRequestHandler):
             rc, out = p.returncode, p.stdout
         except subprocess.TimeoutExpired as e:
             rc, out = 124, (e.stdout or b"") + b"interop_peer: timed out\n"
-        self.reply(rc, out.decode(errors="replace"))
+        self.reply(rc, out)
 
     def reply(self, rc, out):
-        self.wfile.write(json.dumps({"rc": rc, "out": out}).encode() + b"\n")
+        self.wfile.write(b"%d\n" % rc + out)
 
 
 class Server(socketserver.ThreadingTCPServer):
@@ -98,31 +95,6 @@ def serve(addr, port, idle, first):
     return 0
 
 
-def call(addr, port, wait, tmo, cmd):
-    end = time.monotonic() + wait
-    while True:
-        try:
-            s = socket.create_connection((addr, port), timeout=5)
-            break
-        except OSError as e:
-            if time.monotonic() >= end:
-                print("interop_peer: %s:%d: %s" % (addr, port, e),
-                      file=sys.stderr)
-                return 254
-            time.sleep(1)
-    s.settimeout(tmo + 30)
-    with s, s.makefile("rwb") as f:
-        f.write(json.dumps({"cmd": cmd, "timeout": tmo}).encode() + b"\n")
-        f.flush()
-        try:
-            ans = json.loads(f.readline())
-        except (ValueError, OSError) as e:
-            print("interop_peer: no answer: %s" % e, file=sys.stderr)
-            return 255
-    sys.stdout.write(ans["out"])
-    return ans["rc"]
-
-
 def opt(args, name, default):
     if name in args:
         i = args.index(name)
@@ -134,20 +106,16 @@ def opt(args, name, default):
 
 def main(argv):
     args = argv[1:]
-    if len(args) < 3 or args[0] not in ("serve", "call"):
+    if len(args) < 2:
         print(__doc__, file=sys.stderr)
         return 2
-    mode, addr, port = args[0], args[1], int(args[2])
-    rest = args[3:]
-    if mode == "serve":
-        return serve(addr, port, opt(rest, "--idle", 60),
-                     opt(rest, "--first", 240))
-    wait = opt(rest, "--wait", 0)
-    tmo = opt(rest, "--timeout", 120)
-    if len(rest) != 1:
+    addr, port = args[0], int(args[1])
+    rest = args[2:]
+    idle, first = opt(rest, "--idle", 60), opt(rest, "--first", 240)
+    if rest:
         print(__doc__, file=sys.stderr)
         return 2
-    return call(addr, port, wait, tmo, rest[0])
+    return serve(addr, port, idle, first)
 
 
 if __name__ == "__main__":

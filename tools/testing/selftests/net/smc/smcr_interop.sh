@@ -11,8 +11,9 @@
 #   smcr_interop.sh           this guest (ours): the test
 #
 # The peer serves shell commands on link 1 (interop_peer.py); the test
-# runs the peer's half of every case through it.  Both guests see the
-# host's file system, so both use the smc_xfer and smc tool built here.
+# runs the peer's half of every case through it, over bash's /dev/tcp.
+# Both guests see the host's file system, so both use the smc_xfer and
+# smc tool built here.
 # Without the links (a normal test run) the test skips.
 #
 # Upstream on a machine without a system EID offers and takes SMC-Rv2
@@ -101,7 +102,7 @@ case "${1:-}" in
 	fi
 	# idle: the test may wait a minute and more on its own end only;
 	# first: our guest may boot minutes after this one
-	exec python3 "$HERE/interop_peer.py" serve "$PEER_ADDR" $AGENT_PORT \
+	exec python3 "$HERE/interop_peer.py" "$PEER_ADDR" $AGENT_PORT \
 		--idle $((180 * slow)) --first $((240 * slow))
 	;;
 --link2)
@@ -131,22 +132,41 @@ setup_common
 # peer CMD [TIMEOUT]: run CMD on the peer guest; its output and status.
 # TIMEOUT (90 s) is a bound for a hang: SMC_TEST_SLOWDOWN times longer
 # on a slower kernel.  PEER_WAIT: seconds to wait for the peer to
-# answer at all (grown the same way).  A peer that
-# could not be reached once (its guest died) is not asked again: the
-# cases left then fail in seconds, not in the program's timeout.
+# answer at all (grown the same way).  A peer that could not be reached
+# once (its guest died) is not asked again: the cases left then fail in
+# seconds, not in the program's timeout.  Bash speaks the agent's
+# framing (interop_peer.py) itself: a python per call would cost
+# seconds each on the debug kernel, and a run makes hundreds.
 peer()
 {
-	local rc=0
+	local LC_ALL=C cmd=$1 tmo=$((${2:-90} * SMC_TEST_SLOWDOWN)) fd rc line
+	local end=$((SECONDS + ${PEER_WAIT:-0} * SMC_TEST_SLOWDOWN))
 
 	if [ -n "$tmp_dir" ] && [ -e "$tmp_dir/peer-gone" ]; then
 		echo "the peer guest no longer answers" >&2
 		return 254
 	fi
-	python3 "$HERE/interop_peer.py" call "$PEER_ADDR" $AGENT_PORT \
-		--wait "$((${PEER_WAIT:-0} * SMC_TEST_SLOWDOWN))" \
-		--timeout "$((${2:-90} * SMC_TEST_SLOWDOWN))" "$1" || rc=$?
-	[ $rc != 254 ] || [ -z "$tmp_dir" ] || touch "$tmp_dir/peer-gone"
-	return $rc
+	until exec {fd}<>"/dev/tcp/$PEER_ADDR/$AGENT_PORT"; do
+		if [ $SECONDS -ge $end ]; then
+			echo "interop peer: cannot reach $PEER_ADDR:$AGENT_PORT" >&2
+			[ -z "$tmp_dir" ] || touch "$tmp_dir/peer-gone"
+			return 254
+		fi
+		read -r -t 1 -u "$nap_fd"
+	done 2>/dev/null
+	# LC_ALL=C: the length in bytes
+	printf '%d %d\n%s' "$tmo" "${#cmd}" "$cmd" >&"$fd"
+	if ! read -r -t $((tmo + 30)) -u "$fd" rc || [[ ! $rc =~ ^[0-9]+$ ]]; then
+		echo "interop peer: no answer" >&2
+		exec {fd}>&-
+		return 255
+	fi
+	while IFS= read -r -t 30 -u "$fd" line; do
+		printf '%s\n' "$line"
+	done
+	printf '%s' "$line"
+	exec {fd}>&-
+	return "$rc"
 }
 
 finish()
@@ -196,13 +216,23 @@ on()
 	fi
 }
 
+# WAIT_FNS: lib.sh's wait_until for a command line run at the peer,
+# so that it polls without a fork per try as this end does
+WAIT_FNS="exec {nap_fd}<> <(:)
+$(declare -f nap wait_until)"
+
 # listening SIDE PORT [SEC]: the smc_xfer server on PORT at SIDE
 # listens within SEC seconds (10; times SMC_TEST_SLOWDOWN)
 listening()
 {
-	on "$1" "for i in \$(seq $((${3:-10} * 10 * SMC_TEST_SLOWDOWN))); do
-		 [ -e /tmp/smc-interop.r$2 ] && exit 0; sleep 0.1
-		 done; exit 1" > /dev/null
+	local f=/tmp/smc-interop.r$2 sec=$((${3:-10} * SMC_TEST_SLOWDOWN))
+
+	if [ "$1" = ours ]; then
+		wait_until "$sec" test -e "$f"
+	else
+		peer "$WAIT_FNS
+		      wait_until $sec test -e $f" > /dev/null
+	fi
 }
 
 # ends DIR: "SERVER_SIDE CLIENT_SIDE SERVER_ADDR" of a direction: o2u
@@ -291,20 +321,69 @@ many()
 	many_start "$1" "$2" "$3" many && many_end many
 }
 
-# lgr_summary [peer]: "role:eid:links" of each SMC-R link group, sorted;
-# "none" for no group, so that a listing that failed (no output) is
-# never taken for an empty one
-LGR_PY='import json, sys
-g = json.load(sys.stdin)["lgrs"]
-print(" ".join(sorted("%s:%s:%d" % (x["role"], x["eid"].strip(),
-                                    len(x["links"]))
-                      for x in g if x["type"] == "smcr")) or "none")'
+# lgrs_show summary|types|links: what `smc lgr` shows of the SMC-R link
+# groups here, as one sorted line.  summary: "role:eid:links" of each
+# group, "none" for no group, so that a listing that failed (no output)
+# is never taken for an empty one; types: "role:links type" of each
+# group (symmetric: two links on distinct devices at both ends); links:
+# "dev>peer GID tail" of each link.  The peer runs it as declare -f
+# prints it: it uses nothing else of this script, and no python.
+lgrs_show()
+{
+	local out
+
+	out=$("$SMC_TOOL" lgr) || return 1
+	awk -v what="$1" '
+	function group_end() {
+		if (role == "")
+			return
+		grp[ng++] = what == "types" ? role ":" type : role ":" eid ":" nl
+		role = ""
+	}
+	/^smcr lgr / {
+		group_end()
+		role = $4; type = $5; nl = 0; eid = ""
+		if (match($0, / eid "[^"]*"/)) {
+			eid = substr($0, RSTART + 6, RLENGTH - 7)
+			sub(/ +$/, "", eid)
+		}
+		next
+	}
+	/^smc[a-z] lgr / { group_end() }
+	role != "" && $1 == "link" { nl++; dev = $5 }
+	role != "" && $1 == "gid" { lnk[nk++] = dev ">" substr($4, length($4) - 8) }
+	END {
+		group_end()
+		if (what == "links")
+			for (k = 0; k < nk; k++) v[k] = lnk[k]
+		else
+			for (k = 0; k < ng; k++) v[k] = grp[k]
+		for (i = 1; i < k; i++)
+			for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+			}
+		line = ""
+		for (i = 0; i < k; i++)
+			line = line (i ? " " : "") v[i]
+		if (line == "" && what == "summary")
+			line = "none"
+		print line
+	}' <<< "$out"
+}
+
+# lgrs_peer summary|types|links: lgrs_show at the peer
+lgrs_peer()
+{
+	peer "SMC_TOOL=$SMC_TOOL; $(declare -f lgrs_show); lgrs_show $1"
+}
+
+# lgr_summary [peer]: lgrs_show summary here or at the peer
 lgr_summary()
 {
 	if [ "${1:-}" = peer ]; then
-		peer "$SMC_TOOL -j lgr | python3 -c '$LGR_PY'"
+		lgrs_peer summary
 	else
-		"$SMC_TOOL" -j lgr | python3 -c "$LGR_PY"
+		lgrs_show summary
 	fi
 }
 
@@ -369,17 +448,12 @@ killed()
 	return $rc
 }
 
-# LINKS_PY: "dev>peer GID tail" of every SMC-R link; gone: no link left
-# on rxe_ours2 here, nor on its GID (10.98.0.12) at the peer
-LINKS_PY='import json, sys
-print(" ".join("%s>%s" % (l["dev"], l["peer_gid"][-9:])
-               for g in json.load(sys.stdin)["lgrs"] if g["type"] == "smcr"
-               for l in g["links"]))'
+# gone: no link left on rxe_ours2 here, nor on its GID (10.98.0.12) at
+# the peer
 gone()
 {
-	ours=$("$SMC_TOOL" -j lgr | python3 -c "$LINKS_PY")
-	theirs=$(peer "$SMC_TOOL -j lgr | python3 -c '$LINKS_PY'")
-	! grep -q rxe_ours2 <<< "$ours" && ! grep -q '0a62:000c' <<< "$theirs"
+	ours=$(lgrs_show links) && theirs=$(lgrs_peer links) &&
+		! grep -q rxe_ours2 <<< "$ours" && ! grep -q '0a62:000c' <<< "$theirs"
 }
 
 ktap_header $NCASES
@@ -555,12 +629,19 @@ ok=1
 export XFER_HOLD=/tmp/smc-interop.hold
 many_start o2u 4 8388608 fo1 && many_start u2o 4 8388608 fo2 || ok=0
 unset XFER_HOLD
-held() { [ "$(ls /tmp/smc-interop.hold-* 2>/dev/null | wc -l)" = 8 ]; }
-wait_until 30 held || ok=0
-peer "for i in \$(seq 300); do
-	[ \$(ls /tmp/smc-interop.hold-* 2>/dev/null | wc -l) = 8 ] && exit 0
-	sleep 0.1; done; exit 1" > /dev/null || ok=0
-ktap_diag "ours before: $("$SMC_TOOL" -j lgr | python3 -c "$LINKS_PY")"
+# held: all 8 connections of this end wait (no fork: it runs at the
+# peer too)
+held()
+{
+	local f=(/tmp/smc-interop.hold-*)
+
+	[ ${#f[@]} = 8 ] && [ -e "${f[0]}" ]
+}
+wait_until $((30 * SMC_TEST_SLOWDOWN)) held || ok=0
+peer "$WAIT_FNS
+      $(declare -f held)
+      wait_until $((30 * SMC_TEST_SLOWDOWN)) held" > /dev/null || ok=0
+ktap_diag "ours before: $(lgrs_show links)"
 # our links on it are gone when this returns; upstream may still work
 # on its DELETE LINK while the transfers start
 rdma link delete rxe_ours2 || ok=0
@@ -576,17 +657,12 @@ many_end fo2 || ok=0
 [ $ok = 1 ]
 ktap_result "8 connections moved off it transfer, verified" $?
 
-# TYPES_PY: "role:links_type" of each SMC-R link group (2: symmetric)
-TYPES_PY='import json, sys
-print(" ".join(sorted("%s:%d" % (g["role"], g["links_type"])
-                      for g in json.load(sys.stdin)["lgrs"]
-                      if g["type"] == "smcr")))'
+# symmetric: each group has two links on distinct devices, at both ends
 symmetric()
 {
-	local want="client:2 server:2"
+	local want="client:symmetric server:symmetric"
 
-	[ "$("$SMC_TOOL" -j lgr | python3 -c "$TYPES_PY")" = "$want" ] &&
-	[ "$(peer "$SMC_TOOL -j lgr | python3 -c '$TYPES_PY'")" = "$want" ]
+	[ "$(lgrs_show types)" = "$want" ] && [ "$(lgrs_peer types)" = "$want" ]
 }
 
 # port_up FIRST: link 2 comes up at FIRST, and 5 s later at the other
@@ -603,8 +679,8 @@ port_up()
 	on "$second" "bash $HERE/smcr_interop.sh --link2 $second up" || rc=1
 	wait_until 60 lgrs_are "client:$EID:2 server:$EID:2" || rc=1
 	wait_until 10 symmetric || rc=1
-	ktap_diag "ours: $("$SMC_TOOL" -j lgr | python3 -c "$LINKS_PY")"
-	ktap_diag "upstream: $(peer "$SMC_TOOL -j lgr | python3 -c '$LINKS_PY'")"
+	ktap_diag "ours: $(lgrs_show links)"
+	ktap_diag "upstream: $(lgrs_peer links)"
 	[ $rc = 0 ] || link_state
 	return $rc
 }
