@@ -3,10 +3,12 @@
 #
 # Raw generic netlink requests to SMC_GEN_NETLINK, malformed on purpose:
 #
-#   smc_nl_raw.py CMD FLAGS [ATTR_TYPE:HEXPAYLOAD ...]
+#   smc_nl_raw.py CMD FLAGS [ATTR_TYPE:HEXPAYLOAD ...] [+ CMD FLAGS ...]
 #
-# FLAGS: "dump" or "do".  Prints the errno name the kernel answered
-# with ("OK" for 0) and the number of data messages before it.
+# FLAGS: "dump" or "do".  For each request ("+" between them), in turn,
+# prints the errno name the kernel answered with ("OK" for 0) and the
+# number of data messages before it.  Several in one run: a python
+# start costs seconds on a debug kernel.
 
 import errno
 import os
@@ -14,6 +16,7 @@ import socket
 import struct
 import sys
 
+USAGE = "usage: smc_nl_raw.py CMD dump|do [TYPE:HEX ...] [+ CMD ...]"
 NETLINK_GENERIC = 16
 GENL_ID_CTRL = 0x10
 CTRL_CMD_GETFAMILY = 3
@@ -70,24 +73,42 @@ def family_id(sock):
     sys.exit("no SMC_GEN_NETLINK family")
 
 
+def requests(args):
+    """CMD FLAGS [ATTR...] groups of args, split at "+" (empty ones
+    skipped: a "+" may end the list)."""
+    req = []
+    for a in args + ["+"]:
+        if a != "+":
+            req.append(a)
+            continue
+        if not req:
+            continue
+        if len(req) < 2 or req[1] not in ("dump", "do"):
+            sys.exit(USAGE)
+        yield req
+        req = []
+
+
 def main():
-    if len(sys.argv) < 3 or sys.argv[2] not in ("dump", "do"):
-        sys.exit(__doc__)
+    reqs = list(requests(sys.argv[1:]))
+    if not reqs:
+        sys.exit(USAGE)
     sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
     sock.bind((0, 0))
     fam = family_id(sock)
-    attrs = b""
-    for a in sys.argv[3:]:
-        atype, payload = a.split(":", 1)
-        attrs += attr(int(atype, 0), bytes.fromhex(payload))
-    flags = NLM_F_REQUEST | NLM_F_ACK
-    if sys.argv[2] == "dump":
-        flags |= NLM_F_DUMP
-    err, msgs, _ = request(sock, 2, fam, flags, int(sys.argv[1], 0), attrs)
-    # errno.errorcode names 95 ENOTSUP; netlink's word is EOPNOTSUPP
-    name = "EOPNOTSUPP" if -err == errno.EOPNOTSUPP else \
-        errno.errorcode.get(-err, str(err))
-    print("OK" if err == 0 else name, msgs)
+    for seq, req in enumerate(reqs, 2):
+        attrs = b""
+        for a in req[2:]:
+            atype, payload = a.split(":", 1)
+            attrs += attr(int(atype, 0), bytes.fromhex(payload))
+        flags = NLM_F_REQUEST | NLM_F_ACK
+        if req[1] == "dump":
+            flags |= NLM_F_DUMP
+        err, msgs, _ = request(sock, seq, fam, flags, int(req[0], 0), attrs)
+        # errno.errorcode names 95 ENOTSUP; netlink's word is EOPNOTSUPP
+        name = "EOPNOTSUPP" if -err == errno.EOPNOTSUPP else \
+            errno.errorcode.get(-err, str(err))
+        print("OK" if err == 0 else name, msgs)
     return 0
 
 
