@@ -858,20 +858,29 @@ srv_lgr_is()
 
 # hold_good TAG PORT: a well-behaved connection A to B on PORT, made
 # and holding (smc_xfer -H) before its verified transfer (pids in
-# good_c, good_s); non-zero when it did not connect within 20 s
+# good_c, good_s); non-zero when it did not connect within 20 s (times
+# SMC_TEST_SLOWDOWN: it may make the group's first link)
 hold_good()
 {
+	local slow=$SMC_TEST_SLOWDOWN
+
 	rm -f "$tmp_dir/$1.hs" "$tmp_dir/$1.hc"
 	"$XFER" -s "$SMCR_B" "$2" -n 300000 -m 300000 -t 240 \
 		-r "$tmp_dir/$1.r" -H "$tmp_dir/$1.hs" > "$tmp_dir/$1.s" 2>&1 &
 	good_s=$!
 	track $good_s
-	wait_until 10 test -e "$tmp_dir/$1.r" || return 1
+	if ! wait_until $((10 * slow)) test -e "$tmp_dir/$1.r"; then
+		ktap_diag "$1: the server does not listen"
+		return 1
+	fi
 	"$XFER" -c "$SMCR_B" "$2" -n 300000 -m 300000 -t 240 \
 		-H "$tmp_dir/$1.hc" > "$tmp_dir/$1.c" 2>&1 &
 	good_c=$!
 	track $good_c
-	wait_until 20 test -e "$tmp_dir/$1.hs" -a -e "$tmp_dir/$1.hc"
+	wait_until $((20 * slow)) test -e "$tmp_dir/$1.hs" -a -e "$tmp_dir/$1.hc" &&
+		return 0
+	ktap_diag "$1: not connected and holding in $((20 * slow)) s"
+	return 1
 }
 
 # make_orphans N WAIT: a client as nobody (hostile_peer
@@ -887,14 +896,16 @@ make_orphans()
 		> "$tmp_dir/hold.s" 2>&1 &
 	hsrv=$!
 	track $hsrv
-	wait_until 10 grep -q '^ready' "$tmp_dir/hold.s" || rc=1
+	wait_until $((10 * SMC_TEST_SLOWDOWN)) grep -q '^ready' "$tmp_dir/hold.s" ||
+		{ ktap_diag "the holding server is not ready"; rc=1; }
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$HERE/hostile_peer" smcr-hold-client "$SMCR_B" "$port" "$1" \
 		"$hold_dir/held" > "$tmp_dir/hold.c" 2>&1 &
 	hcli=$!
 	track $hcli
-	wait_until "$2" test -e "$hold_dir/held" || rc=1
-	wait $hsrv || rc=1
+	wait_until "$2" test -e "$hold_dir/held" ||
+		{ ktap_diag "the orphans were not made in $2 s"; rc=1; }
+	wait $hsrv || { ktap_diag "the holding server failed"; rc=1; }
 	ktap_diag "$(cat "$tmp_dir/hold.s" "$tmp_dir/hold.c")"
 	return $rc
 }
@@ -932,11 +943,14 @@ ktap_diag "baseline: server group conns $conns0, rmb_alloc $rmb0"
 make_orphans $NHOLD 60 || rc=1
 t0=$(date +%s)
 ktap_diag "orphans made: server group conns $(srv_lgr conns), rmb_alloc $(srv_lgr rmb_alloc)"
-[ "$(srv_lgr conns)" -ge $((conns0 + NHOLD - 2)) ] 2>/dev/null || rc=1
+[ "$(srv_lgr conns)" -ge $((conns0 + NHOLD - 2)) ] 2>/dev/null ||
+	{ ktap_diag "fewer than $((NHOLD - 2)) orphans"; rc=1; }
 # reaped within the timeout and some slack for TCG
-wait_until 40 srv_lgr_is conns = "$conns0" || rc=1
+wait_until 40 srv_lgr_is conns = "$conns0" ||
+	{ ktap_diag "the orphans last beyond 40 s"; rc=1; }
 # the RMBs are freed (freed ones of the pool the orphans took too)
-wait_until 10 srv_lgr_is rmb_alloc -le "$rmb0" || rc=1
+wait_until 10 srv_lgr_is rmb_alloc -le "$rmb0" ||
+	{ ktap_diag "their RMBs are not freed"; rc=1; }
 ktap_diag "after $(($(date +%s) - t0)) s: server group conns" \
 	"$(srv_lgr conns), rmb_alloc $(srv_lgr rmb_alloc)"
 ktap_result "orphans of a client that never closes go after tcp_fin_timeout" $rc
