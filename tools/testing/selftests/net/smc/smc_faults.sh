@@ -339,14 +339,6 @@ sc_diag()
 	[ ! -s "$tmp_dir/dumps.bad" ] || { cat "$tmp_dir/dumps.bad"; return 1; }
 }
 
-smcr_pnet()
-{
-	"$SMC_TOOL" pnet add SIDEA ib "$SMCR_RXEA" port 1 &&
-	"$SMC_TOOL" pnet add SIDEA ib "$SMCR_RXEA2" port 1 &&
-	"$SMC_TOOL" pnet add SIDEB ib "$SMCR_RXEB" port 1 &&
-	"$SMC_TOOL" pnet add SIDEB ib "$SMCR_RXEB2" port 1
-}
-
 two_links()
 {
 	[ "$(grep -c ' role server .* state active ' "$LGRS")" -ge 2 ]
@@ -357,7 +349,7 @@ sc_smcr()
 	[ "$bed" = 1 ] || return 0
 	# the PNET table goes with the module: once after each reload
 	if [ "$pnet_set" = 0 ]; then
-		smcr_pnet || { echo "cannot set the PNET table"; return 1; }
+		smcr_topo_sides || { echo "cannot set the PNET table"; return 1; }
 		pnet_set=1
 	fi
 	echo N > "$SMCD_PARAM"
