@@ -19,7 +19,8 @@
 #   diag   the same, held while sock_diag and every genetlink dump run;
 #   smcr   SMC-R on the rxe bed with two pairs: a new link group (link,
 #          QP, PD, SRQ, RMB and its MR), the second link the server
-#          adds, then a second connection.
+#          adds, then a second connection;
+#   dev    an rxe device added and deleted (SMC-R's device list).
 # Each site reached must leave:
 #   - the connection on SMC, or fallen back to TCP with the Decline of
 #     a lack of memory (0x01010000; the end that got it: 0x05000000),
@@ -42,6 +43,7 @@ LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 SMCD_PARAM=/sys/module/smc/parameters/smcd
 SIZE=262144
 FLT_DEV=smcflt$$
+FLT_RXE=rxeflt$$
 # Declines a peer may send for memory it could not get
 MEM_REASONS="0x01010000"
 # the reason of the end that got the Decline
@@ -147,6 +149,7 @@ fi_restore()
 smcr_test_restore()
 {
 	fi_restore
+	rdma link delete "$FLT_RXE" 2>/dev/null
 	ip link del "$FLT_DEV" 2>/dev/null
 	"$SMC_TOOL" pnet flush >/dev/null 2>&1
 }
@@ -360,13 +363,27 @@ sc_smcr()
 	xfer_any "$SMCR_B"
 }
 
-# home SITE: the scenario most likely to reach a function's site first
+# a device the module learns of while loaded; it keeps working
+# without it when its allocations fail
+sc_dev()
+{
+	[ "$bed" = 1 ] || return 0
+	rdma link add "$FLT_RXE" type rxe netdev "$FLT_DEV" ||
+		{ echo "rdma link add $FLT_RXE failed"; return 1; }
+	rdma link delete "$FLT_RXE" ||
+		{ echo "rdma link delete $FLT_RXE failed"; return 1; }
+}
+
+# home SITE: the scenarios that may reach a function's site, the most
+# likely first.  SMC-R's own functions run only with an RDMA device:
+# the scenarios without one cannot reach them.
 home()
 {
 	case $1 in
 	*net_init*|*pernet*) echo "netns smcd diag smcr" ;;
 	smc_nl_*|smc_pnet_cmd*|*diag*|*dump*) echo "diag smcd smcr netns" ;;
-	smcr_*|smc_ib_*) echo "smcr smcd diag netns" ;;
+	smcr_dev_add*) echo "dev smcr" ;;
+	smcr_*) echo "smcr" ;;
 	*) echo "smcd smcr diag netns" ;;
 	esac
 }
