@@ -70,12 +70,24 @@ host_archive() {
 	fi
 }
 
+# lock_until_exit FILE: wait for FILE's lock and hold it until the
+# calling script exits
+lock_until_exit() {
+	local fd
+	exec {fd}> "$1"
+	flock "$fd"
+}
+
 # Private apt state so we never touch the host's sources or dpkg status.
+# The calling script holds the suite's lock until it exits: two runs at
+# once on one cache (two vm-runs by hand, say) would otherwise rewrite
+# the same sources and index, and fetch into the same cache, together.
 apt_setup() {
 	local suite=$1 d=$CACHE/apt/$1
 	host_ready fetch
 	host_archive "$suite"
 	mkdir -p "$d/etc" "$d/state/lists/partial" "$d/cache/archives/partial"
+	lock_until_exit "$d/lock"
 	local key=/usr/share/keyrings/debian-archive-keyring.gpg
 	{
 		echo "deb [signed-by=$key] $ARCHIVE_URI $suite main"
