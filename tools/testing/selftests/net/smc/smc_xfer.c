@@ -54,6 +54,9 @@ struct xstream {
 	uint64_t done;
 	int err;
 	uint8_t digest[32];
+	/* reader: where what came differs from the stream expected */
+	uint64_t bad, bad_first, bad_last;
+	uint8_t bad_got, bad_want;
 };
 
 static uint64_t xs64(uint64_t *s)
@@ -152,12 +155,34 @@ out:
 	return NULL;
 }
 
+/* Count the bytes of @buf that differ from the stream's next @n */
+static void check(struct xstream *st, struct gen *g, uint8_t *want,
+		  const uint8_t *buf, size_t n)
+{
+	size_t i;
+
+	gen(g, want, n);
+	for (i = 0; i < n; i++) {
+		if (buf[i] == want[i])
+			continue;
+		if (!st->bad++) {
+			st->bad_first = st->done + i;
+			st->bad_got = buf[i];
+			st->bad_want = want[i];
+		}
+		st->bad_last = st->done + i;
+	}
+}
+
 static void reader(struct xstream *st)
 {
+	uint8_t *want = malloc(XFER_CHUNK);
 	uint8_t *buf = malloc(XFER_CHUNK);
 	uint64_t cs = st->seed * 5 + 1;
 	struct sha256 h;
+	struct gen g;
 
+	gen_init(&g, st->seed);
 	sha256_init(&h);
 	for (;;) {
 		ssize_t r = recv(st->fd, buf, 1 + xs64(&cs) % XFER_CHUNK, 0);
@@ -171,9 +196,11 @@ static void reader(struct xstream *st)
 		if (!r)
 			break;
 		sha256_update(&h, buf, r);
+		check(st, &g, want, buf, r);
 		st->done += r;
 	}
 	sha256_final(&h, st->digest);
+	free(want);
 	free(buf);
 }
 
@@ -381,6 +408,12 @@ int main(int argc, char **argv)
 		ktap_diag("%s: received %llu bytes sha256 %s, expected %llu bytes sha256 %s",
 			  role, (unsigned long long)r.done, h1,
 			  (unsigned long long)(server ? c2s : s2c), h2);
+		if (r.bad)
+			ktap_diag("%s: %llu bytes differ, from byte %llu (0x%02x, expected 0x%02x) to byte %llu",
+				  role, (unsigned long long)r.bad,
+				  (unsigned long long)r.bad_first, r.bad_got,
+				  r.bad_want,
+				  (unsigned long long)r.bad_last);
 		ok = 0;
 	} else {
 		ktap_diag("%s: sent %llu, received %llu bytes, sha256 %.16s... ok",
