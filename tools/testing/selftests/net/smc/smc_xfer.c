@@ -54,6 +54,7 @@ struct xstream {
 	uint64_t done;
 	int err;
 	uint8_t digest[32];
+	uint8_t want_digest[32];	/* reader: of the stream expected */
 	/* reader: where what came differs from the stream expected */
 	uint64_t bad, bad_first, bad_last;
 	uint8_t bad_got, bad_want;
@@ -99,27 +100,6 @@ static void gen(struct gen *g, uint8_t *buf, size_t n)
 	}
 }
 
-/* The digest of the whole stream, without sending it */
-static void stream_digest(uint64_t seed, uint64_t len, uint8_t out[32])
-{
-	uint8_t *buf = malloc(XFER_CHUNK);
-	uint64_t left = len;
-	struct sha256 h;
-	struct gen s;
-
-	gen_init(&s, seed);
-	sha256_init(&h);
-	while (left) {
-		size_t n = left < XFER_CHUNK ? left : XFER_CHUNK;
-
-		gen(&s, buf, n);
-		sha256_update(&h, buf, n);
-		left -= n;
-	}
-	sha256_final(&h, out);
-	free(buf);
-}
-
 static void *writer(void *arg)
 {
 	uint8_t *buf = malloc(XFER_CHUNK);
@@ -155,13 +135,17 @@ out:
 	return NULL;
 }
 
-/* Count the bytes of @buf that differ from the stream's next @n */
-static void check(struct xstream *st, struct gen *g, uint8_t *want,
-		  const uint8_t *buf, size_t n)
+/*
+ * Count the bytes of @buf that differ from the stream's next @n, which
+ * go into @hw, the digest of the stream expected
+ */
+static void check(struct xstream *st, struct gen *g, struct sha256 *hw,
+		  uint8_t *want, const uint8_t *buf, size_t n)
 {
 	size_t i;
 
 	gen(g, want, n);
+	sha256_update(hw, want, n);
 	for (i = 0; i < n; i++) {
 		if (buf[i] == want[i])
 			continue;
@@ -179,11 +163,12 @@ static void reader(struct xstream *st)
 	uint8_t *want = malloc(XFER_CHUNK);
 	uint8_t *buf = malloc(XFER_CHUNK);
 	uint64_t cs = st->seed * 5 + 1;
-	struct sha256 h;
+	struct sha256 h, hw;
 	struct gen g;
 
 	gen_init(&g, st->seed);
 	sha256_init(&h);
+	sha256_init(&hw);
 	for (;;) {
 		ssize_t r = recv(st->fd, buf, 1 + xs64(&cs) % XFER_CHUNK, 0);
 
@@ -196,10 +181,11 @@ static void reader(struct xstream *st)
 		if (!r)
 			break;
 		sha256_update(&h, buf, r);
-		check(st, &g, want, buf, r);
+		check(st, &g, &hw, want, buf, r);
 		st->done += r;
 	}
 	sha256_final(&h, st->digest);
+	sha256_final(&hw, st->want_digest);
 	free(want);
 	free(buf);
 }
@@ -392,9 +378,9 @@ int main(int argc, char **argv)
 	reader(&r);
 	pthread_join(t, NULL);
 
-	/* a short stream fails anyway: spare the digest of a long one */
+	/* of a stream cut short, the whole one's digest is not known */
 	if (r.done == (server ? c2s : s2c))
-		stream_digest(r.seed, r.done, want);
+		memcpy(want, r.want_digest, sizeof(want));
 	else
 		memset(want, 0, sizeof(want));
 	if (w.err || r.err) {
