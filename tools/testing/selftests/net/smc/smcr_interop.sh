@@ -330,19 +330,20 @@ held()
 	[ ${#f[@]} = "$1" ] && [ -e "${f[0]}" ]
 }
 
-# release_held N: once N connections wait at each end, let them all go
-release_held()
+# all_held N: N connections wait at each end
+all_held()
 {
-	local rc=0
-
-	wait_until $((30 * SMC_TEST_SLOWDOWN)) held "$1" || rc=1
+	wait_until $((30 * SMC_TEST_SLOWDOWN)) held "$1" &&
 	peer "$WAIT_FNS
 	      $(declare -f held)
-	      wait_until $((30 * SMC_TEST_SLOWDOWN)) held $1" > /dev/null ||
-		rc=1
+	      wait_until $((30 * SMC_TEST_SLOWDOWN)) held $1" > /dev/null
+}
+
+# release_held: let the waiting connections of both ends go
+release_held()
+{
 	rm -f /tmp/smc-interop.hold-*
-	peer "rm -f /tmp/smc-interop.hold-*" || rc=1
-	return $rc
+	peer "rm -f /tmp/smc-interop.hold-*"
 }
 
 # many_together DIR K BYTES: as many, but no connection sends before
@@ -356,7 +357,8 @@ many_together()
 	export XFER_HOLD=/tmp/smc-interop.hold
 	many_start "$1" "$2" "$3" many || rc=1
 	unset XFER_HOLD
-	release_held "$2" || rc=1
+	all_held "$2" || rc=1
+	release_held || rc=1
 	many_end many || rc=1
 	return $rc
 }
@@ -669,17 +671,12 @@ ok=1
 export XFER_HOLD=/tmp/smc-interop.hold
 many_start o2u 4 8388608 fo1 && many_start u2o 4 8388608 fo2 || ok=0
 unset XFER_HOLD
-# all 8 connections of each end wait
-wait_until $((30 * SMC_TEST_SLOWDOWN)) held 8 || ok=0
-peer "$WAIT_FNS
-      $(declare -f held)
-      wait_until $((30 * SMC_TEST_SLOWDOWN)) held 8" > /dev/null || ok=0
+all_held 8 || ok=0
 ktap_diag "ours before: $(lgrs_show links)"
 # our links on it are gone when this returns; upstream may still work
 # on its DELETE LINK while the transfers start
 rdma link delete rxe_ours2 || ok=0
-rm -f /tmp/smc-interop.hold-*
-peer "rm -f /tmp/smc-interop.hold-*" || ok=0
+release_held || ok=0
 rc=0
 wait_until 30 gone || rc=1
 ktap_diag "ours after: $ours"
