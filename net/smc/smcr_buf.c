@@ -226,7 +226,8 @@ static int smcr_buf_reg(struct smcr_lgr *lgr, struct smcr_buf *buf)
  * A buffer of @lgr for a new connection, of at most 16 KiB << @comp
  * bytes (smaller ones when memory is short): a free one of the pool,
  * else a new one, mapped on every link and, for an RMB, registered on
- * the links that are up.
+ * the links that are up.  A send buffer whose last connection's writes
+ * are still queued is not free yet: the device reads it as it sends.
  */
 struct smcr_buf *smcr_buf_get(struct smcr_lgr *lgr, u8 comp, bool rmb,
 			      bool *reused)
@@ -239,7 +240,8 @@ struct smcr_buf *smcr_buf_get(struct smcr_lgr *lgr, u8 comp, bool rmb,
 	if (lgr->hw_gone)
 		goto out;
 	list_for_each_entry(buf, &lgr->bufs, node) {
-		if (!buf->used && buf->rmb == rmb && buf->comp == comp) {
+		if (!buf->used && buf->rmb == rmb && buf->comp == comp &&
+		    !atomic_read_acquire(&buf->writing)) {
 			found = buf;
 			*reused = true;
 			memset(buf->cpu, 0, buf->len);

@@ -1163,7 +1163,7 @@ static void __smcr_tx_write(struct smc_sock *smc, struct smcr_slot *slot)
 	slot->seq = c->cdc_tx_seq;
 	slot->token = c->alert_token;
 	/* a failed post takes the link down; the connection moves */
-	smcr_slot_post(slot, wr, n);
+	smcr_slot_post_writes(slot, wr, n, c->snd_buf);
 	c->rx_cons_sent = m.cons;
 	c->tx_prod_sent = m.prod;
 }
@@ -1295,7 +1295,7 @@ int smcr_conn_failover(struct smc_sock *smc, struct smcr_lgr *lgr,
 			m.token = c->peer_alert;
 			m.prod_flags = SMC_CDC_PF_FAILOVER;
 			smcr_cdc_build(slot[0]->buf, SMCR_SLOT_LEN, &m);
-			smcr_slot_post(slot[0], NULL, 0);
+			smcr_slot_post(slot[0]);
 			__smcr_tx_write(smc, slot[1]);
 			slot[0] = NULL;
 			slot[1] = NULL;

@@ -34,6 +34,19 @@
 static void smcr_link_keepalive(struct work_struct *work);
 static int smcr_link_modify(struct smcr_link *link, bool rts);
 
+/*
+ * The device is done with the writes chained before @slot's message:
+ * they completed, or the QP flushed them and reads no more.  Their
+ * send buffer may serve another connection now (smcr_buf_get()).
+ */
+static void smcr_slot_writes_done(struct smcr_slot *slot)
+{
+	if (!slot->wbuf)
+		return;
+	atomic_dec_return_release(&slot->wbuf->writing);
+	slot->wbuf = NULL;
+}
+
 static void smcr_slot_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct smcr_slot *slot = container_of(wc->wr_cqe, struct smcr_slot,
@@ -42,6 +55,7 @@ static void smcr_slot_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct smc_sock *smc;
 
 	smcr_link_count_wc(link);
+	smcr_slot_writes_done(slot);
 	if (wc->status != IB_WC_SUCCESS) {
 		smcr_link_down(link);
 	} else if (slot->cdc) {
@@ -478,11 +492,13 @@ void smcr_slot_put(struct smcr_slot *slot)
 
 /*
  * Post the message in @slot (SMCR_CDC_MSG_LEN or SMC_LLC_MSG_LEN
- * bytes), after the @nwrites RDMA writes in @writes, in one chain.
- * The slot comes back with the message's completion, or now on error.
+ * bytes), after the @nwrites RDMA writes from send buffer @from in
+ * @writes, in one chain.  The slot comes back with the message's
+ * completion, or now on error; @from is not reused before either.
  */
 static int __smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
-			    unsigned int nwrites, u32 big_len)
+			    unsigned int nwrites, struct smcr_buf *from,
+			    u32 big_len)
 {
 	struct smcr_link *link = slot->link;
 	struct ib_send_wr send = {};
@@ -515,19 +531,38 @@ static int __smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
 	}
 	for (i = 0; i < nwrites; i++)
 		writes[i].wr.next = i + 1 < nwrites ? &writes[i + 1].wr : &send;
+	if (nwrites) {
+		slot->wbuf = from;
+		atomic_inc(&from->writing);
+	}
 	rc = ib_post_send(link->qp, nwrites ? &writes[0].wr : &send, &bad);
 	if (rc) {
 		smcr_link_down(link);
+		/*
+		 * Writes the device took before the failed one read the
+		 * buffer with no completion to tell when they stop: it
+		 * stays out of use until the group ends.
+		 */
+		if (nwrites && bad == &writes[0].wr)
+			smcr_slot_writes_done(slot);
+		slot->wbuf = NULL;
 		slot->cdc = false;
 		smcr_slot_put(slot);
 	}
 	return rc;
 }
 
-int smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
-		   unsigned int nwrites)
+/* Post the message in @slot alone */
+int smcr_slot_post(struct smcr_slot *slot)
 {
-	return __smcr_slot_post(slot, writes, nwrites, 0);
+	return __smcr_slot_post(slot, NULL, 0, NULL, 0);
+}
+
+/* Post the message in @slot after @nwrites RDMA writes from @from */
+int smcr_slot_post_writes(struct smcr_slot *slot, struct ib_rdma_wr *writes,
+			  unsigned int nwrites, struct smcr_buf *from)
+{
+	return __smcr_slot_post(slot, writes, nwrites, from, 0);
 }
 
 static bool smcr_link_slots_back(struct smcr_link *link)
@@ -693,7 +728,7 @@ int smcr_llc_send(struct smcr_link *link, struct smc_llc_msg *m)
 		smcr_slot_put(slot);
 		return rc;
 	}
-	return smcr_slot_post(slot, NULL, 0);
+	return smcr_slot_post(slot);
 }
 
 /*
@@ -718,7 +753,7 @@ int smcr_llc_send_big(struct smcr_link *link, struct smc_llc_msg *m,
 		smcr_slot_put(slot);
 		return len;
 	}
-	return __smcr_slot_post(slot, NULL, 0, len);
+	return __smcr_slot_post(slot, NULL, 0, NULL, len);
 }
 
 /*

@@ -119,6 +119,8 @@ struct smcr_slot {
 	bool			cdc;
 	u16			seq;
 	u32			token;
+	/* the send buffer the writes chained before it read, or NULL */
+	struct smcr_buf		*wbuf;
 };
 
 struct smcr_link {
@@ -221,6 +223,11 @@ struct smcr_buf {
 	bool			rmb;
 	bool			used;
 	bool			virt;		/* vmalloc'ed, mapped by pages */
+	/*
+	 * Send buffer: chains of RDMA writes from it that are posted and
+	 * not complete.  The device reads it until then: not reused.
+	 */
+	atomic_t		writing;
 	struct smcr_buf_map	map[SMCR_LINKS];	/* by link slot */
 };
 
@@ -397,8 +404,9 @@ void smcr_link_quiesce(struct smcr_link *link, unsigned long timeout);
 void smcr_link_destroy(struct smcr_link *link);
 struct smcr_slot *smcr_slot_get(struct smcr_link *link, bool wait);
 void smcr_slot_put(struct smcr_slot *slot);
-int smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
-		   unsigned int nwrites);
+int smcr_slot_post(struct smcr_slot *slot);
+int smcr_slot_post_writes(struct smcr_slot *slot, struct ib_rdma_wr *writes,
+			  unsigned int nwrites, struct smcr_buf *from);
 int smcr_llc_send_big(struct smcr_link *link, struct smc_llc_msg *m,
 		      const struct smc_llc_rkey *rkeys);
 int smcr_link_reg_buf(struct smcr_link *link, struct smcr_buf *buf);

@@ -255,7 +255,7 @@ static void smcr_llc_answer(struct smcr_link *link, struct smc_llc_msg *m,
 		smcr_slot_put(slot);
 		return;
 	}
-	smcr_slot_post(slot, NULL, 0);
+	smcr_slot_post(slot);
 }
 
 /* Our link of @lgr with link number @id, or NULL */
