@@ -315,12 +315,6 @@ many_end()
 	return $rc
 }
 
-# many DIR K BYTES: many_start and many_end
-many()
-{
-	many_start "$1" "$2" "$3" many && many_end many
-}
-
 # held N: N connections of this end wait in smc_xfer -H (no fork: it
 # runs at the peer too)
 held()
@@ -346,10 +340,11 @@ release_held()
 	peer "rm -f /tmp/smc-interop.hold-*"
 }
 
-# many_together DIR K BYTES: as many, but no connection sends before
-# all K are up.  A new RMB's registration (REG_MR) on a link that
-# carries data is what upstream's stack cannot take on rxe (smc.rst,
-# "Testing"): the handshakes run first, the transfers then all at once.
+# many_together DIR K BYTES: many_start and many_end, with no
+# connection sending before all K are up.  A new RMB's registration
+# (REG_MR) on a link that carries data is what upstream's stack cannot
+# take on rxe (smc.rst, "Testing"): the handshakes run first, the
+# transfers then all at once.
 many_together()
 {
 	local rc=0
@@ -655,8 +650,10 @@ lgrs_wait "both groups add a second link on link 2" \
 	"client:$EID:2 server:$EID:2" 60
 
 # 21: the groups' new RMBs are confirmed on both links (CONFIRM RKEY)
-# and the connections spread over both links
-many o2u 8 4194304 && many u2o 8 4194304
+# and the connections spread over both links.  Held until all are up,
+# as in 13-14: upstream's registrations and CONFIRM RKEYs behind data
+# took its Accept past our 6 s CLC wait here.
+many_together o2u 8 4194304 && many_together u2o 8 4194304
 ktap_result "16 more connections over two links, both ways" $?
 
 # 22-23: our rxe device of link 2 goes away with 8 connections up, some
@@ -735,7 +732,7 @@ lgrs_wait "link 2 down: one link each" "client:$EID:1 server:$EID:1" 10
 # groups get a symmetric second link; a transfer over each group
 port_up peer
 ktap_result "link 2 up at upstream, then here: symmetric groups" $?
-many o2u 4 4194304 && many u2o 4 4194304
+many_together o2u 4 4194304 && many_together u2o 4 4194304
 ktap_result "8 connections over the groups, verified" $?
 
 # 29: link 2 down here: our port goes down, its links go, and we tell
@@ -753,7 +750,7 @@ ktap_result "link 2 down here, then at upstream: one link each" $rc
 # 30-31: and up, ours first this time
 port_up ours
 ktap_result "link 2 up here, then at upstream: symmetric groups" $?
-many o2u 4 4194304 && many u2o 4 4194304
+many_together o2u 4 4194304 && many_together u2o 4 4194304
 ktap_result "8 more connections over the groups, verified" $?
 
 ktap_finish
