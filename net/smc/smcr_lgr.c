@@ -830,7 +830,7 @@ void smcr_lgrs_port_down(struct smcr_dev *dev, u8 port)
 		for (i = 0; i < SMCR_LINKS; i++) {
 			link = lgr->links[i];
 			if (link && link->dev == dev && link->port == port)
-				smcr_link_down(link);
+				smcr_link_down(link, "port down");
 		}
 	}
 	mutex_unlock(&smcr_lgrs_lock);
@@ -974,7 +974,7 @@ static void smcr_lgr_dev_down(struct smcr_lgr *lgr, struct smcr_dev *dev)
 	for (i = 0; i < SMCR_LINKS; i++) {
 		link = lgr->links[i];
 		if (link && link->dev == dev)
-			smcr_link_down(link);
+			smcr_link_down(link, "device going away");
 	}
 	mutex_unlock(&smcr_lgrs_lock);
 }

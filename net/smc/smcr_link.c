@@ -57,7 +57,8 @@ static void smcr_slot_done(struct ib_cq *cq, struct ib_wc *wc)
 	smcr_link_count_wc(link);
 	smcr_slot_writes_done(slot);
 	if (wc->status != IB_WC_SUCCESS) {
-		smcr_link_down(link);
+		smcr_link_down(link, "send completion: %s (%d)",
+			       ib_wc_status_msg(wc->status), wc->status);
 	} else if (slot->cdc) {
 		/* the peer has it: a link switch tells the peer so */
 		rcu_read_lock();
@@ -103,7 +104,7 @@ static void smcr_qp_event(struct ib_event *ev, void *ctx)
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_REQ_ERR:
 	case IB_EVENT_QP_ACCESS_ERR:
-		smcr_link_down(link);
+		smcr_link_down(link, "QP event: %s", ib_event_msg(ev->event));
 		break;
 	case IB_EVENT_QP_LAST_WQE_REACHED:
 		WRITE_ONCE(link->dev->last_wqe, SMCR_LAST_WQE_YES);
@@ -472,10 +473,7 @@ struct smcr_slot *smcr_slot_get(struct smcr_link *link, bool wait)
 		return slot;
 	if (left == -ERESTARTSYS)
 		return ERR_PTR(-EINTR);
-	pr_warn_ratelimited("%s: no send slot for %u s, link down\n",
-			    dev_name(&link->dev->ibdev->dev),
-			    SMCR_SLOT_WAIT / HZ);
-	smcr_link_down(link);
+	smcr_link_down(link, "no send slot for %u s", SMCR_SLOT_WAIT / HZ);
 	return ERR_PTR(-ETIMEDOUT);
 }
 
@@ -537,7 +535,7 @@ static int __smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
 	}
 	rc = ib_post_send(link->qp, nwrites ? &writes[0].wr : &send, &bad);
 	if (rc) {
-		smcr_link_down(link);
+		smcr_link_down(link, "send post: %pe", ERR_PTR(rc));
 		/*
 		 * Writes the device took before the failed one read the
 		 * buffer with no completion to tell when they stop: it
@@ -665,7 +663,7 @@ static int smcr_link_post_wait(struct smcr_link *link, struct ib_send_wr *wr,
 		smcr_slots_release(link);
 	mutex_unlock(&link->reg_lock);
 	if (rc)
-		smcr_link_down(link);
+		smcr_link_down(link, "memory registration: %pe", ERR_PTR(rc));
 	return rc;
 }
 
@@ -907,7 +905,7 @@ static void smcr_link_keepalive(struct work_struct *work)
 	mutex_unlock(&link->lgr->llc_flow);
 	if (rc) {
 		if (rc != -ENOLINK)
-			smcr_link_down(link);
+			smcr_link_down(link, "TEST LINK: %pe", ERR_PTR(rc));
 		return;
 	}
 	WRITE_ONCE(link->testlinks, link->testlinks + 1);
@@ -957,13 +955,31 @@ bool smcr_link_set_down(struct smcr_link *link)
 }
 
 /*
- * The link failed (completion error, post failure, timeout): it takes
- * no more work and its link group ends.  Any context; idempotent.
+ * The link failed (completion error, post failure, timeout, port or
+ * device gone): it takes no more work, and its link group moves its
+ * connections to another link or ends.  The first failure is logged,
+ * ratelimited, with its cause in @fmt: a device's words for a
+ * completion status or an event, or an errno.  Any context; idempotent.
  */
-void smcr_link_down(struct smcr_link *link)
+void smcr_link_down(struct smcr_link *link, const char *fmt, ...)
 {
-	if (smcr_link_set_down(link))
-		smcr_lgr_link_down(link->lgr);
+	static DEFINE_RATELIMIT_STATE(rs, DEFAULT_RATELIMIT_INTERVAL,
+				      DEFAULT_RATELIMIT_BURST);
+	struct va_format vaf;
+	va_list args;
+
+	if (!smcr_link_set_down(link))
+		return;
+	if (__ratelimit(&rs)) {
+		va_start(args, fmt);
+		vaf.fmt = fmt;
+		vaf.va = &args;
+		pr_warn("%s port %u: link %u (QP %u) of group %x down: %pV\n",
+			dev_name(&link->dev->ibdev->dev), link->port, link->id,
+			link->qp_num, link->lgr->id, &vaf);
+		va_end(args);
+	}
+	smcr_lgr_link_down(link->lgr);
 }
 
 /*

@@ -399,7 +399,8 @@ struct smcr_link *smcr_link_create(struct smcr_lgr *lgr, struct smcr_dev *dev,
 				   const u8 *mac);
 int smcr_link_ready(struct smcr_link *link, bool rts);
 void smcr_link_free(struct smcr_link *link);
-void smcr_link_down(struct smcr_link *link);
+__printf(2, 3)
+void smcr_link_down(struct smcr_link *link, const char *fmt, ...);
 void smcr_link_quiesce(struct smcr_link *link, unsigned long timeout);
 void smcr_link_destroy(struct smcr_link *link);
 struct smcr_slot *smcr_slot_get(struct smcr_link *link, bool wait);

@@ -1125,6 +1125,11 @@ static void smcr_llc_rx_delete_link(struct smcr_lgr *lgr,
 		return;
 	}
 	victim = smcr_llc_link_by_id(lgr, m->delete_link.link_id);
+	if (victim)
+		pr_info_ratelimited("%s port %u: link %u (QP %u) of group %x deleted by the peer, reason 0x%08x\n",
+				    dev_name(&victim->dev->ibdev->dev),
+				    victim->port, victim->id, victim->qp_num,
+				    lgr->id, m->delete_link.reason);
 	if (lgr->role == SMCR_LGR_CLIENT) {
 		m->delete_link.reason = victim ? 0 : SMC_LLC_DEL_NOLNK;
 		m->hdr.flags |= SMC_LLC_FLAG_RESP;

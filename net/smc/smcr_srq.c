@@ -208,7 +208,8 @@ static void smcr_srq_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			return;
 		smcr_srq_rx_msg(s, b, link, wc->byte_len);
 	} else if (wc->status != IB_WC_WR_FLUSH_ERR && link) {
-		smcr_link_down(link);
+		smcr_link_down(link, "receive completion: %s (%d)",
+			       ib_wc_status_msg(wc->status), wc->status);
 	}
 	smcr_srq_recycle(s, b);
 }

@@ -78,18 +78,24 @@ ktap_mark()
 	ktap_since=$(cut -d' ' -f1 /proc/uptime 2>/dev/null || echo 0)
 }
 
+# klog_since: the kernel messages since the last result
+klog_since()
+{
+	dmesg 2>/dev/null | awk -v t="$ktap_since" '
+		match($0, /^\[ *[0-9]+\.[0-9]+\]/) {
+			ts = substr($0, 2, RLENGTH - 2) + 0
+			if (ts > t + 0)
+				print
+		}'
+}
+
 # ktap_klog: the kernel messages since the last result (the last 25),
 # as diagnostics; nothing when the log cannot be read
 ktap_klog()
 {
 	local lines
 
-	lines=$(dmesg 2>/dev/null | awk -v t="$ktap_since" '
-		match($0, /^\[ *[0-9]+\.[0-9]+\]/) {
-			ts = substr($0, 2, RLENGTH - 2) + 0
-			if (ts > t + 0)
-				print
-		}' | tail -n 25)
+	lines=$(klog_since | tail -n 25)
 	[ -z "$lines" ] || ktap_diag "kernel log since the last result:
 $lines"
 }

@@ -173,15 +173,22 @@ ktap_diag "$(cat "$LGRS"; "$SMC_TOOL" lgr)"
 ktap_result "A's pair up again: an asymmetric link again" $rc
 
 # qp_error ROLE: the QP of the link that carries connections in the
-# group in ROLE goes to the error state, as after a failed work request
+# group in ROLE goes to the error state, as after a failed work request;
+# qp_id and qp_link: the group (hex, as smc lgr shows it) and the link
 qp_error()
 {
-	local id link
-
-	read -r id link < <("$SMC_TOOL" lgr 2>/dev/null | awk -v role="$1" '
+	qp_id="" qp_link=""
+	read -r qp_id qp_link < <("$SMC_TOOL" lgr 2>/dev/null |
+		awk -v role="$1" '
 		/^smcr lgr / { in_grp = ($4 == role); id = $3 }
 		in_grp && $1 == "link" && $9 > 0 { print id, $2; exit }')
-	[ -n "$link" ] && echo "$((16#$id)) $link" > "$LINK_ERROR"
+	[ -n "$qp_link" ] && echo "$((16#$qp_id)) $qp_link" > "$LINK_ERROR"
+}
+
+# logged_down: the kernel logged why qp_error's link went down
+logged_down()
+{
+	klog_since | grep -E "link $qp_link \(QP [0-9]+\) of group $qp_id down: "
 }
 
 # 6, 7: a QP fails under traffic, A's and then B's: the connections
@@ -195,6 +202,8 @@ for role in client server; do
 	[ "$(moved "$role")" -gt "$base" ] || rc=1
 	wait_until 30 asym client server || rc=1
 	ktap_diag "$(cat "$LGRS")"
+	ktap_diag "logged: $(logged_down | head -n 1 | sed 's/^\[[^]]*\] //')"
+	logged_down > /dev/null || rc=1
 	ktap_result "a QP of the $role fails under traffic: moved, verified" $rc
 done
 
