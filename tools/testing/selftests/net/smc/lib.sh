@@ -120,10 +120,12 @@ ktap_ok()
 	ktap_mark
 }
 
+# A test may define ktap_fail_hook: what else a failed case shows
 ktap_not_ok()
 {
 	ktap_took
 	ktap_klog
+	declare -F ktap_fail_hook > /dev/null && ktap_fail_hook
 	ktap_nr=$((ktap_nr + 1))
 	ktap_fail=$((ktap_fail + 1))
 	echo "not ok $ktap_nr $1"

@@ -442,6 +442,14 @@ lgrs_wait()
 	ktap_result "$1" $rc
 }
 
+# ktap_fail_hook: a failed case also shows both ends' rxe counters
+# (packets, retries, NAKs, drops) and upstream's last kernel messages
+ktap_fail_hook()
+{
+	ktap_diag "ours: $(rdma statistic show 2>&1)"
+	ktap_diag "upstream: $(peer "rdma statistic show; dmesg | tail -n 25" 2>&1)"
+}
+
 # link_state: both ends' links, routes, neighbours and kernel messages
 link_state()
 {
