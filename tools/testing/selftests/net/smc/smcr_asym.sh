@@ -185,12 +185,6 @@ qp_error()
 	[ -n "$qp_link" ] && echo "$((16#$qp_id)) $qp_link" > "$LINK_ERROR"
 }
 
-# logged_down: the kernel logged why qp_error's link went down
-logged_down()
-{
-	klog_since | grep -E "link $qp_link \(QP [0-9]+\) of group $qp_id down: "
-}
-
 # 6, 7: a QP fails under traffic, A's and then B's: the connections
 # move to the link that is left and complete; a link comes back
 for role in client server; do
@@ -202,8 +196,9 @@ for role in client server; do
 	[ "$(moved "$role")" -gt "$base" ] || rc=1
 	wait_until 30 asym client server || rc=1
 	ktap_diag "$(cat "$LGRS")"
-	ktap_diag "logged: $(logged_down | head -n 1 | sed 's/^\[[^]]*\] //')"
-	logged_down > /dev/null || rc=1
+	# the kernel says why qp_error's link went
+	down=$(smcr_down_logged "[a-z0-9]+" "$qp_link" "$qp_id") || rc=1
+	ktap_diag "logged: ${down#*] }"
 	ktap_result "a QP of the $role fails under traffic: moved, verified" $rc
 done
 

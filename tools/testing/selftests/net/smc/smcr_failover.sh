@@ -155,8 +155,7 @@ wait_until 20 one_link "$SMCR_RXEA2" "$SMCR_RXEB2" || rc=1
 ktap_diag "$(cat "$LGRS")"
 # the kernel says why the link went (rxe flushes the QPs of a port
 # that goes down: "WR flushed" may come before "port down")
-down_re="link [0-9]+ \(QP [0-9]+\) of group [0-9a-f]+ down: [a-zA-Z]"
-klog_since | grep -qE "$SMCR_RXEA port 1: $down_re" || rc=1
+smcr_down_logged "$SMCR_RXEA" "[0-9]+" "[0-9a-f]+" > /dev/null || rc=1
 ktap_result "first pair down under traffic: connections move, data verified" $rc
 
 # 4: new connections (from A2 to B2: A and B are cut off) go over the

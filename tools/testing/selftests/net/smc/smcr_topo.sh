@@ -67,6 +67,18 @@ smcr_lgr_val()
 		}' /sys/kernel/debug/smc/smcr-linkgroups
 }
 
+# smcr_down_logged DEV LINK GROUP: the first kernel message since the
+# last result that says why link LINK of group GROUP (hex, as smc lgr
+# shows it) on device DEV went: a failure's cause, or the peer's DELETE
+# LINK when the peer saw the failure first; each an extended regex
+smcr_down_logged()
+{
+	local why="down: [a-zA-Z]|deleted by the peer, reason 0x[0-9a-f]{8}"
+
+	klog_since | grep -m 1 -E \
+		"$1 port [0-9]+: link $2 \(QP [0-9]+\) of group $3 ($why)"
+}
+
 SMCR_SMCD_PARAM=/sys/module/smc/parameters/smcd
 smcr_smcd_saved=""
 
