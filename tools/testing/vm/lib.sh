@@ -178,6 +178,22 @@ host_ready() {
 	export SMC_HOST_READY="${SMC_HOST_READY:-} ${todo[*]}"
 }
 
+# tcg_cpu QEMU_VERSION: the -cpu a TCG guest gets, or nothing for vng's
+# own ("max").  Before 8.0, TCG computes CMPXCHG16B's flags from the
+# condition-code state saved at the start of the translation block:
+# after an iret that is the whole flags word, and an add in the block
+# leaves its source operand in its place, so RFLAGS takes the operand.
+# The slab allocator's fast path adds an object's address and then runs
+# cmpxchg16b: TF, VM, IOPL and bits 22-31 end up in RFLAGS, then a #DB
+# the kernel never asked for and a double fault (smc.rst, "Testing").
+# Without CX16 the kernel emulates the instruction with interrupts off
+# (this_cpu_cmpxchg16b_emu) and user space does not use it.
+tcg_cpu() {
+	local major=${1%%.*}
+	[[ $major =~ ^[0-9]+$ ]] || return 0
+	[ "$major" -ge 8 ] || echo "max,-cx16"
+}
+
 # virtme-ng lives in a venv in the cache; vng calls virtme-run via PATH.
 # A venv whose interpreter is gone (made on another host) is made again.
 ensure_vng() {
