@@ -96,31 +96,45 @@ for i in range(n):
     # timewait sock takes its place for the first 60 s)
     s.setsockopt(socket.SOL_TCP, socket.TCP_LINGER2, 120)
     socks.append(s)
-print("ready", len(socks), flush=True)
+print("ready", len(socks), ",".join(str(s.getsockname()[1]) for s in socks),
+      flush=True)
 sys.stdin.readline()
 for s in socks:
     s.close()
 print("closed", flush=True)
 PY
 
-# scan PORT SYMFILE: for each TCP socket whose remote port is PORT, the
-# first 2 KiB of its struct (struct sock lies within it, and no other
-# object: a tcp_sock is larger) searched for the
-# callback addresses in SYMFILE; prints "N orphans, M with ours"
+# scan PORT SYMFILE LPORTS: for each TCP socket whose remote port is
+# PORT, the first 2 KiB of its struct (struct sock lies within it, and
+# no other object: a tcp_sock is larger) searched for the callback
+# addresses in SYMFILE; prints "N orphans, M with ours", N counting the
+# user's sockets (local ports LPORTS, comma-separated) and M all of
+# them.  Another socket to PORT (a time-wait one of an earlier program
+# whose server had the same port) is named, not counted.
 cat > "$tmp_dir/scan.py" <<'PY'
 import struct, sys
 port, symfile = int(sys.argv[1]), sys.argv[2]
+lports = {int(p) for p in sys.argv[3].split(",")}
 syms = {}
 for line in open(symfile):
     a, name = line.split()
     syms[int(a, 16)] = name
 lo, hi = min(syms), max(syms) + 4096
 socks = []
+users = 0
 for line in open("/proc/net/tcp").readlines()[1:]:
     f = line.split()
     if int(f[2].split(":")[1], 16) != port:
         continue
-    socks.append((int(f[11], 16), int(f[3], 16)))
+    lport, st = int(f[1].split(":")[1], 16), int(f[3], 16)
+    if lport in lports:
+        users += 1
+    else:
+        print("another socket to the port: local port %d state %d" %
+              (lport, st))
+        if st == 6:    # a time-wait sock holds no callbacks
+            continue
+    socks.append((int(f[11], 16), st))
 kc = open("/proc/kcore", "rb")
 eh = kc.read(64)
 phoff, = struct.unpack_from("<Q", eh, 32)
@@ -155,7 +169,7 @@ for addr, st in socks:
     if hits:
         bad += 1
         print("sock 0x%x state %d holds %s" % (addr, st, ",".join(hits)))
-print("%d orphans, %d with ours" % (len(socks), bad))
+print("%d orphans, %d with ours" % (users, bad))
 sys.exit(1 if bad else 0)
 PY
 
@@ -173,6 +187,8 @@ track "$upid"
 rc=0
 read -r -t 60 line <&"${USR[0]}"
 ktap_diag "user: $line"
+lports=${line##* }	# "ready N PORT,PORT,..."
+line=${line% *}
 if [ "$line" != "ready $NSOCK" ]; then
 	rc=1
 else
@@ -200,7 +216,7 @@ echo close >&"${USR[1]}"
 read -r -t 60 line <&"${USR[0]}"
 ktap_diag "user: $line"
 sleep 1
-out=$(python3 "$tmp_dir/scan.py" "$port" "$tmp_dir/syms" 2>&1)
+out=$(python3 "$tmp_dir/scan.py" "$port" "$tmp_dir/syms" "$lports" 2>&1)
 rc=$?
 ktap_diag "$out"
 grep -q "^$NSOCK orphans" <<< "$out" ||
@@ -212,7 +228,8 @@ rc=0
 [ -d /sys/module/smc_diag ] && rmmod smc_diag
 if rmmod smc 2> "$tmp_dir/rmmod.err"; then
 	reloaded=1
-	out=$(python3 "$tmp_dir/scan.py" "$port" "$tmp_dir/syms" 2>&1) || rc=1
+	out=$(python3 "$tmp_dir/scan.py" "$port" "$tmp_dir/syms" "$lports" 2>&1) ||
+		rc=1
 	ktap_diag "after rmmod: $out"
 else
 	ktap_diag "rmmod smc: $(cat "$tmp_dir/rmmod.err")"
