@@ -50,7 +50,7 @@ int main(void)
 		       [sum] "+r" (sum), [word] "+m" (word)
 		     : [op] "r" (operand), "b" (0UL), "c" (0UL)
 		     : "cc", "memory");
-	if ((flags & 0xffffffffu & NOT_ARITH) || !(flags & ZF)) {
+	if ((flags & NOT_ARITH) || !(flags & ZF)) {
 		printf("cx16-probe: RFLAGS %#llx after add, cmpxchg16b: wrong\n",
 		       (unsigned long long)flags);
 		return 1;
