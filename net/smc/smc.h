@@ -36,6 +36,7 @@
 #include "smc_close_fsm.h"
 #include "smc_compat.h"
 #include "smc_ism.h"
+#include "smc_ring.h"
 #include "smc_stats.h"
 #include "smcr_dev.h"
 
@@ -99,11 +100,10 @@ struct smcr_slot;
 
 /*
  * The data state of a connection over SMC-D or SMC-R.  The peer writes
- * into our receive ring (rx_data: the data part of our DMB, or our
- * RMB); we write into tx_data, the data part of the peer's DMB
- * (SMC-D no-copy) or our send buffer, from which RDMA writes copy each
- * byte to the same offset of the peer's RMB (SMC-R; the two have the
- * same size).
+ * into our receive ring (rx: the data part of our DMB, or our RMB); we
+ * write into tx, the data part of the peer's DMB (SMC-D no-copy) or our
+ * send buffer, from which RDMA writes copy each byte to the same offset
+ * of the peer's RMB (SMC-R; the two have the same size).
  */
 struct smc_conn {
 	u32			alert_token;	/* ours, in lgr */
@@ -111,8 +111,8 @@ struct smc_conn {
 	u32			lgr_id;
 	u32			rmb_len;
 	u32			peer_len;
-	u8			*rx_data;	/* our ring, rmb_ring bytes */
-	u8			*tx_data;	/* send ring, tx_ring bytes */
+	struct smc_ring		rx;		/* our ring, rmb_ring bytes */
+	struct smc_ring		tx;		/* send ring, tx_ring bytes */
 	u32			rmb_ring;	/* data ring of rmb */
 	u32			tx_ring;	/* data ring of peer */
 

@@ -41,7 +41,7 @@ static bool smc_rx_urgent(struct smc_sock *smc, const struct smc_cdc_view *h)
 	struct smc_conn *c = &smc->conn;
 
 	lockdep_assert_held(&c->rx_lock);
-	if (!c->rx_data || !(h->prod_flags & SMC_CDC_PF_URG_PRESENT) ||
+	if (!smc_ring_set(&c->rx) || !(h->prod_flags & SMC_CDC_PF_URG_PRESENT) ||
 	    smc_curs_equal(&h->prod, &c->urg_prod))
 		return false;
 	/*
@@ -60,7 +60,7 @@ static bool smc_rx_urgent(struct smc_sock *smc, const struct smc_cdc_view *h)
 	smc_curs_prev(c->rmb_ring, &c->urg_pos);
 	/* the byte was written before the message that announces it */
 	smp_rmb();
-	c->urg_byte = READ_ONCE(*(u8 *)(c->rx_data + c->urg_pos.count));
+	c->urg_byte = smc_ring_byte(&c->rx, c->urg_pos.count);
 	c->urg_state = SMC_URG_VALID;
 	return true;
 }
@@ -204,7 +204,7 @@ void smc_conn_close(struct smc_sock *smc)
 
 	if (!c->dev && !c->rlgr)
 		return;
-	if (c->tx_data) {
+	if (smc_ring_set(&c->tx)) {
 		abort = sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime;
 		smc_rx_write_lock(c);
 		if (smc_curs_diff(c->rmb_ring, &c->rx_cons, &c->peer_prod))
@@ -229,7 +229,7 @@ void smc_tx_publish(struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
 
-	if (!c->tx_data || smc_tx_prepare(smc, false))
+	if (!smc_ring_set(&c->tx) || smc_tx_prepare(smc, false))
 		return;
 	spin_lock_bh(&c->tx_lock);
 	smc_tx_write(smc);
@@ -382,7 +382,7 @@ u32 smc_conn_readable(struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
 
-	return c->rx_data ? smc_rx_avail(c, &c->rx_cons) : 0;
+	return smc_ring_set(&c->rx) ? smc_rx_avail(c, &c->rx_cons) : 0;
 }
 
 /* What a reader at @cons sees: bytes, and the distance to the mark */
@@ -454,14 +454,12 @@ static int smc_copy_in(struct smc_conn *c, struct msghdr *msg, u32 n)
 {
 	u32 off = c->tx_prod.count;
 	u32 first = min(n, c->tx_ring - off);
-	void *ring = c->tx_data;
+	int rc;
 
-	if (copy_from_iter(ring + off, first, &msg->msg_iter) != first)
-		return -EFAULT;
-	if (n > first &&
-	    copy_from_iter(ring, n - first, &msg->msg_iter) != n - first)
-		return -EFAULT;
-	return 0;
+	rc = smc_ring_copy_in(&c->tx, off, &msg->msg_iter, first);
+	if (!rc && n > first)
+		rc = smc_ring_copy_in(&c->tx, 0, &msg->msg_iter, n - first);
+	return rc;
 }
 
 /*
@@ -525,7 +523,7 @@ int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 			break;
 		}
 		if ((sk->sk_shutdown & SEND_SHUTDOWN) || smc_peer_gone(c) ||
-		    !c->tx_data) {
+		    !smc_ring_set(&c->tx)) {
 			rc = -EPIPE;
 			break;
 		}
@@ -595,14 +593,12 @@ static int smc_copy_out(struct smc_conn *c, struct msghdr *msg,
 {
 	u32 off = cons->count;
 	u32 first = min(n, c->rmb_ring - off);
-	void *ring = c->rx_data;
+	int rc;
 
-	if (copy_to_iter(ring + off, first, &msg->msg_iter) != first)
-		return -EFAULT;
-	if (n > first && copy_to_iter(ring, n - first, &msg->msg_iter) !=
-			 n - first)
-		return -EFAULT;
-	return 0;
+	rc = smc_ring_copy_out(&c->rx, off, &msg->msg_iter, first);
+	if (!rc && n > first)
+		rc = smc_ring_copy_out(&c->rx, 0, &msg->msg_iter, n - first);
+	return rc;
 }
 
 /*
@@ -721,7 +717,7 @@ int smc_conn_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 
 	if (flags & MSG_OOB)
 		return smc_recv_urg(smc, msg, len, flags);
-	if (!c->rx_data)
+	if (!smc_ring_set(&c->rx))
 		return -ENOTCONN;
 
 	lock_sock(sk);
@@ -802,7 +798,7 @@ __poll_t smc_conn_poll(struct smc_sock *smc)
 
 	if (READ_ONCE(sk->sk_err))
 		mask |= EPOLLERR;
-	if (c->rx_data) {
+	if (smc_ring_set(&c->rx)) {
 		smc_rx_look(c, &c->rx_cons, &v);
 		readable = smc_rx_normal(sk, &v);
 		if (readable && readable >= smc_rcv_target(sk, c, false,
@@ -815,7 +811,7 @@ __poll_t smc_conn_poll(struct smc_sock *smc)
 		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
 	if (shut & SEND_SHUTDOWN || smc_peer_gone(c))
 		mask |= EPOLLOUT | EPOLLWRNORM;
-	else if (c->tx_data && smc_tx_writable(c))
+	else if (smc_ring_set(&c->tx) && smc_tx_writable(c))
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	if (shut == SHUTDOWN_MASK ||
 	    (smc_peer_done(c) && (shut & SEND_SHUTDOWN)) ||
@@ -859,7 +855,7 @@ int smc_conn_ioctl(struct smc_sock *smc, unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case SIOCINQ:
 		answ = 0;
-		if (c->rx_data) {
+		if (smc_ring_set(&c->rx)) {
 			lock_sock(&smc->sk);
 			smc_rx_look(c, &c->rx_cons, &v);
 			release_sock(&smc->sk);
@@ -873,7 +869,7 @@ int smc_conn_ioctl(struct smc_sock *smc, unsigned int cmd, unsigned long arg)
 		break;
 	case SIOCATMARK:
 		answ = 0;
-		if (c->rx_data) {
+		if (smc_ring_set(&c->rx)) {
 			lock_sock(&smc->sk);
 			smc_rx_look(c, &c->rx_cons, &v);
 			release_sock(&smc->sk);

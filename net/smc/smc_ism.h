@@ -65,8 +65,11 @@ struct smcd_dmb;
 typedef void (*smcd_dmb_notify_t)(struct smcd_dmb *dmb, void *priv);
 
 struct smcd_dmb {
+	/* the CDC header the peer writes, apart from the ring's pages */
+	u8			hdr[SMCD_DMB_HDR_LEN] __aligned(8);
 	u64			token;
-	void			*cpu_addr;	/* header, then data ring */
+	/* the data ring, len - SMCD_DMB_HDR_LEN bytes; see smc_ring.h */
+	struct page		**pages;
 	u32			len;		/* whole DMB */
 	u32			sba_idx;
 	u8			size_class;	/* len == 16 KiB << size_class */
@@ -99,13 +102,6 @@ struct smcd_dev_ops {
 	struct smcd_dmb *(*attach_dmb)(struct smcd_dev *dev, u64 token,
 				       const struct smcd_end *self);
 	void (*detach_dmb)(struct smcd_dev *dev, struct smcd_dmb *dmb);
-	/*
-	 * Write @len bytes at @offset of the peer's DMB; with @signal,
-	 * the owner's notify handler runs.  Callable in process and
-	 * softirq context.
-	 */
-	int (*move_data)(struct smcd_dev *dev, struct smcd_dmb *peer,
-			 u32 offset, const void *data, u32 len, bool signal);
 	/* can this device reach the device with GID @gid? */
 	bool (*gid_reachable)(struct smcd_dev *dev,
 			      const struct smcd_gid *gid);

@@ -12,9 +12,12 @@
  * attach it, once: a peer that names another connection's token, or
  * our own, gets the answer of an unknown token.
  *
- * DMBs are pooled per size class: a short connection takes a buffer
- * from the pool and only the 32-byte header needs clearing, since a
- * reader never looks at ring bytes the peer has not produced.
+ * A DMB's ring is made of pages that exist once the sender has written
+ * into them (smc_ring.c): an idle connection costs its two DMB
+ * structures, not their rings.  DMBs are pooled per size class with the
+ * pages they have: a short connection takes a DMB from the pool and
+ * only the 32-byte header needs clearing, since a reader never looks at
+ * ring bytes the peer has not produced.
  */
 
 #define KMSG_COMPONENT "smc"
@@ -31,6 +34,7 @@
 #include <linux/uuid.h>
 
 #include "smc_ism.h"
+#include "smc_ring.h"
 
 #define SMC_LO_TOKEN_BITS	12
 /* bytes of idle DMBs kept per size class */
@@ -47,7 +51,6 @@ struct smc_lo_dev {
 	/* for debugfs and the leak tests: not on any fast path */
 	atomic_t		registered;
 	atomic_t		attached;
-	atomic_long_t		bytes;	/* allocated, pooled included */
 	struct dentry		*debugfs;
 };
 
@@ -77,10 +80,9 @@ static struct smcd_dmb *smc_lo_find(struct smc_lo_dev *lo, u64 token)
 	return NULL;
 }
 
-static void smc_lo_dmb_free(struct smc_lo_dev *lo, struct smcd_dmb *dmb)
+static void smc_lo_dmb_free(struct smcd_dmb *dmb)
 {
-	atomic_long_sub(dmb->len, &lo->bytes);
-	kvfree(dmb->cpu_addr);
+	smc_ring_pages_free(dmb->pages, dmb->len - SMCD_DMB_HDR_LEN);
 	kfree(dmb);
 }
 
@@ -100,7 +102,7 @@ static void smc_lo_dmb_put(struct smc_lo_dev *lo, struct smcd_dmb *dmb)
 	}
 	spin_unlock_bh(&lo->lock);
 	if (dmb)
-		smc_lo_dmb_free(lo, dmb);
+		smc_lo_dmb_free(dmb);
 }
 
 static struct smcd_dmb *smc_lo_dmb_alloc(struct smc_lo_dev *lo, u8 c)
@@ -125,12 +127,12 @@ static struct smcd_dmb *smc_lo_dmb_alloc(struct smc_lo_dev *lo, u8 c)
 	dmb->len = smcd_dmb_class_len(c);
 	dmb->size_class = c;
 	dmb->dev = &lo->smcd;
-	dmb->cpu_addr = kvmalloc(dmb->len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!dmb->cpu_addr) {
+	dmb->pages = smc_ring_pages_alloc(dmb->len - SMCD_DMB_HDR_LEN,
+					  GFP_KERNEL_ACCOUNT);
+	if (!dmb->pages) {
 		kfree(dmb);
 		return NULL;
 	}
-	atomic_long_add(dmb->len, &lo->bytes);
 	return dmb;
 }
 
@@ -157,7 +159,7 @@ static struct smcd_dmb *smc_lo_register_dmb(struct smcd_dev *dev, u32 len,
 		return ERR_PTR(-ENOMEM);
 	}
 
-	memset(dmb->cpu_addr, 0, SMCD_DMB_HDR_LEN);
+	memset(dmb->hdr, 0, SMCD_DMB_HDR_LEN);
 	dmb->sba_idx = idx;
 	dmb->notify = NULL;
 	RCU_INIT_POINTER(dmb->priv, NULL);
@@ -234,17 +236,6 @@ static void smc_lo_detach_dmb(struct smcd_dev *dev, struct smcd_dmb *dmb)
 	smc_lo_dmb_put(lo, dmb);
 }
 
-static int smc_lo_move_data(struct smcd_dev *dev, struct smcd_dmb *peer,
-			    u32 offset, const void *data, u32 len, bool signal)
-{
-	if (offset > peer->len || len > peer->len - offset)
-		return -EINVAL;
-	memcpy(peer->cpu_addr + offset, data, len);
-	if (signal)
-		smcd_dmb_signal(peer);
-	return 0;
-}
-
 static bool smc_lo_gid_reachable(struct smcd_dev *dev,
 				 const struct smcd_gid *gid)
 {
@@ -256,7 +247,6 @@ static const struct smcd_dev_ops smc_lo_ops = {
 	.unregister_dmb	= smc_lo_unregister_dmb,
 	.attach_dmb	= smc_lo_attach_dmb,
 	.detach_dmb	= smc_lo_detach_dmb,
-	.move_data	= smc_lo_move_data,
 	.gid_reachable	= smc_lo_gid_reachable,
 };
 
@@ -274,7 +264,8 @@ static int smc_lo_debugfs_show(struct seq_file *m, void *v)
 	seq_printf(m, "dmbs_registered %d\n", atomic_read(&lo->registered));
 	seq_printf(m, "dmbs_attached %d\n", atomic_read(&lo->attached));
 	seq_printf(m, "dmbs_pooled %u\n", pooled);
-	seq_printf(m, "dmb_bytes %ld\n", atomic_long_read(&lo->bytes));
+	/* the rings' pages that exist, pooled DMBs' included */
+	seq_printf(m, "dmb_bytes %ld\n", smc_ring_pages_bytes());
 	smcd_dev_pnetid(&lo->smcd, pnetid);
 	seq_printf(m, "pnetid %s\n", pnetid[0] ? pnetid : "-");
 	return 0;
@@ -327,7 +318,7 @@ void smc_loopback_exit(void)
 	WARN_ON(!hash_empty(lo->tokens));
 	for (c = 0; c <= SMCD_DMB_MAX_CLASS; c++)
 		list_for_each_entry_safe(dmb, tmp, &lo->pool[c], pool_node)
-			smc_lo_dmb_free(lo, dmb);
+			smc_lo_dmb_free(dmb);
 	ida_destroy(&lo->sba_ida);
 	kfree(lo);
 	smc_lo = NULL;

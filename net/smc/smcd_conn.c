@@ -28,8 +28,8 @@ static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
 	struct smc_cdc_view v;
 	u64 prod, cons;
 
-	prod = READ_ONCE(*(u64 *)(dmb->cpu_addr + SMCD_CDC_PROD_OFF));
-	cons = READ_ONCE(*(u64 *)(dmb->cpu_addr + SMCD_CDC_CONS_OFF));
+	prod = READ_ONCE(*(u64 *)(dmb->hdr + SMCD_CDC_PROD_OFF));
+	cons = READ_ONCE(*(u64 *)(dmb->hdr + SMCD_CDC_CONS_OFF));
 	smcd_cdc_unpack_prod(prod, &h);
 	smcd_cdc_unpack_cons(cons, &h);
 	v.prod = h.prod;
@@ -53,9 +53,9 @@ void smcd_tx_write(struct smc_conn *c)
 	h.conn_state_flags = c->tx_conn_flags;
 	/* the data (and our reads) before the cursors that announce them */
 	smp_wmb();
-	WRITE_ONCE(*(u64 *)(peer->cpu_addr + SMCD_CDC_PROD_OFF),
+	WRITE_ONCE(*(u64 *)(peer->hdr + SMCD_CDC_PROD_OFF),
 		   smcd_cdc_pack_prod(&h));
-	WRITE_ONCE(*(u64 *)(peer->cpu_addr + SMCD_CDC_CONS_OFF),
+	WRITE_ONCE(*(u64 *)(peer->hdr + SMCD_CDC_CONS_OFF),
 		   smcd_cdc_pack_cons(&h));
 	c->rx_cons_sent = h.cons;
 	c->tx_prod_sent = h.prod;
@@ -252,7 +252,7 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev,
 	c->rmb_len = dmb->len;
 	c->rmb_token = dmb->token;
 	c->rmb_ring = dmb->len - SMCD_DMB_HDR_LEN;
-	c->rx_data = dmb->cpu_addr + SMCD_DMB_HDR_LEN;
+	smc_ring_set_pages(&c->rx, dmb->pages, c->rmb_ring);
 	dmb->notify = smcd_conn_notify;
 	rcu_assign_pointer(dmb->priv, smc);
 	/* what the application may keep buffered, unless it chose */
@@ -280,8 +280,8 @@ static int smcd_conn_attach(struct smc_sock *smc, u64 token, u64 conn)
 	smc_stats_buf_get(smc->stats, SMC_STATS_D, false, peer->len, false,
 			  false);
 	c->tx_ring = peer->len - SMCD_DMB_HDR_LEN;
-	c->tx_data = peer->cpu_addr + SMCD_DMB_HDR_LEN;
-	*(u8 *)peer->cpu_addr = SMC_CDC_MSG_TYPE;
+	smc_ring_set_pages(&c->tx, peer->pages, c->tx_ring);
+	peer->hdr[0] = SMC_CDC_MSG_TYPE;
 	if (!(smc->sk.sk_userlocks & SOCK_SNDBUF_LOCK))
 		WRITE_ONCE(smc->sk.sk_sndbuf, 2 * peer->len);
 	return 0;
@@ -303,7 +303,7 @@ void smcd_conn_teardown(struct smc_sock *smc)
 		 */
 		RCU_INIT_POINTER(c->rmb->priv, NULL);
 		smc_rx_write_lock(c);
-		c->rx_data = NULL;
+		smc_ring_clear(&c->rx);
 		smc_rx_write_unlock(c);
 		smc_stats_buf_put(smc->stats, SMC_STATS_D, true, c->rmb->len);
 		dev->ops->unregister_dmb(dev, c->rmb);
@@ -315,7 +315,7 @@ void smcd_conn_teardown(struct smc_sock *smc)
 				  c->peer->len);
 		dev->ops->detach_dmb(dev, c->peer);
 		c->peer = NULL;
-		c->tx_data = NULL;
+		smc_ring_clear(&c->tx);
 	}
 	smcd_lgr_leave(smc);
 	c->dev = NULL;

@@ -193,7 +193,7 @@ static int smcr_conn_bufs(struct smc_sock *smc, bool rmb, u8 peer_comp)
 		smc_stats_buf_get(smc->stats, SMC_STATS_R, true, buf->len,
 				  reused, buf->comp < comp);
 		c->rmb_buf = buf;
-		c->rx_data = buf->cpu;
+		c->rx.flat = buf->cpu;
 		c->rmb_len = buf->len;
 		c->rmb_ring = buf->len;
 		if (!(smc->sk.sk_userlocks & SOCK_RCVBUF_LOCK))
@@ -215,7 +215,7 @@ static int smcr_conn_bufs(struct smc_sock *smc, bool rmb, u8 peer_comp)
 	c->snd_buf = buf;
 	c->peer_len = buf->len;
 	c->tx_ring = buf->len;
-	c->tx_data = buf->cpu;
+	c->tx.flat = buf->cpu;
 	if (!(smc->sk.sk_userlocks & SOCK_SNDBUF_LOCK))
 		WRITE_ONCE(smc->sk.sk_sndbuf, 2 * buf->len);
 	return 0;
@@ -319,7 +319,7 @@ void smcr_conn_teardown(struct smc_sock *smc)
 		smcr_slot_put(slot);
 	/*
 	 * Out of the token table first.  A CDC handler that found us just
-	 * before may still read rx_data: it stays valid, the buffer
+	 * before may still read the ring: it stays valid, the buffer
 	 * belongs to the group's pool until the group is freed (a retired
 	 * one waits for such handlers).
 	 */
@@ -328,7 +328,7 @@ void smcr_conn_teardown(struct smc_sock *smc)
 		atomic_dec(&lgr->orphans);
 	smcr_rtok_put(lgr, c->rtok);
 	c->rtok = -1;
-	c->tx_data = NULL;
+	smc_ring_clear(&c->tx);
 	if (c->rmb_buf)
 		smc_stats_buf_put(smc->stats, SMC_STATS_R, true,
 				  c->rmb_buf->len);
@@ -1278,7 +1278,7 @@ int smcr_conn_failover(struct smc_sock *smc, struct smcr_lgr *lgr,
 		/* a CDC with the abort and no data, if we can */
 		WRITE_ONCE(c->tx_dead, true);
 		c->tx_conn_flags |= SMC_CDC_CS_ABORT;
-		if (c->tx_data && slot[0]) {
+		if (smc_ring_set(&c->tx) && slot[0]) {
 			c->tx_prod_sent = c->tx_prod;
 			__smcr_tx_write(smc, slot[0]);
 			slot[0] = NULL;
@@ -1289,7 +1289,7 @@ int smcr_conn_failover(struct smc_sock *smc, struct smcr_lgr *lgr,
 			c->peer_rkey = rkey;
 			c->peer_rmb_addr = addr;
 		}
-		if (c->tx_data) {
+		if (smc_ring_set(&c->tx)) {
 			c->tx_prod_sent = cons;
 			m.seqno = READ_ONCE(c->cdc_tx_done);
 			m.token = c->peer_alert;

@@ -17,12 +17,14 @@
  *
  * dmb_budget_of_a_user_netns: uid 65534 makes its own user and network
  * namespace, raises net.smc.rmem to the largest value (1 MiB DMBs) and
- * floods a listener that never accepts with AF_SMC connections.  The
- * flood must end in a fallback with the Decline "no more DMBs"
- * (0x030d0000, on the declining or, as peer diagnosis, the declined
- * side) while it holds at most a quarter of the host's 5000 DMBs; a
- * root connection in init_net made meanwhile must take SMC-D; after
- * the attacker is gone the DMB counters are back at their baseline.
+ * floods a listener that never accepts with AF_SMC connections, each
+ * client writing 64 KiB into its server's ring.  The flood must end in
+ * a fallback with the Decline "no more DMBs" (0x030d0000, on the
+ * declining or, as peer diagnosis, the declined side) while it holds at
+ * most a quarter of the host's 5000 DMBs, and the pages it wrote into
+ * must be charged to its memory cgroup; a root connection in init_net
+ * made meanwhile must take SMC-D; after the attacker is gone the DMB
+ * counters are back at their baseline.
  *
  * dmb_budget_of_a_user_in_init_net: the same flood by uid 65534 in
  * init_net, with the default net.smc.rmem: it must end in the same
@@ -830,6 +832,7 @@ static int flood_paths(const uint64_t *ino, int from, int to,
 }
 
 static int flood_c2p[2], flood_p2c[2];
+static char flood_fill[64 * 1024];	/* what a client writes */
 static int flood_own_ns;	/* in a user and network namespace of its own */
 static char flood_cg[96];	/* its memory cgroup, if there is one */
 
@@ -899,7 +902,12 @@ static int flood_attacker(void)
 		goto report;
 	}
 	r.setup_ok = 1;
-	/* a listener that never accepts: each pair keeps its two DMBs */
+	/*
+	 * A listener that never accepts: each pair keeps its two DMBs.
+	 * A ring has pages only once written, so each client fills its
+	 * server's ring (not accepted, it still takes data): the flood's
+	 * memory is mostly those pages, which must be charged to it.
+	 */
 	for (i = 0; i < max && r.fell_back < 0; i++) {
 		fd = smc_connect(&a);
 		if (fd < 0 || fstat(fd, &st)) {
@@ -907,6 +915,10 @@ static int flood_attacker(void)
 				  strerror(errno));
 			break;
 		}
+		if (send(fd, flood_fill, sizeof(flood_fill),
+			 MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno != EAGAIN)
+			ktap_diag("flood write %d: %s", i + 1,
+				  strerror(errno));
 		ino[r.pairs++] = st.st_ino;
 		if (r.pairs % 16 && r.pairs != max)
 			continue;

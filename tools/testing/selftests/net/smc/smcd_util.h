@@ -82,7 +82,8 @@ static inline int smcd_param_set(int on)
  *   dmbs_registered  DMBs owned by connections
  *   dmbs_attached    attachments of peers to DMBs
  *   dmbs_pooled      idle DMBs kept for reuse
- *   dmb_bytes        memory of all DMBs, pooled ones included
+ *   dmb_bytes        the DMB rings' pages, pooled DMBs' included (a
+ *                    page exists once written)
  */
 struct lo_ism_stats {
 	long long dmbs_registered;
