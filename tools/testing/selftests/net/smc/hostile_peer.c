@@ -74,7 +74,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <linux/bpf.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/mount.h>
@@ -82,10 +81,10 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 
+#include "bpf_insn.h"
 #include "ktap.h"
 #include "smc_diag_util.h"
 #include "timeutil.h"
@@ -316,24 +315,7 @@ static int cg_setup(char *why, size_t len)
 /* ------------------------------------------------------------------ */
 /* the sock_ops program, assembled by hand */
 
-#define I_ALU64_IMM(op, dst, imm) \
-	((struct bpf_insn){ BPF_ALU64 | BPF_K | (op), dst, 0, 0, imm })
-#define I_MOV64_REG(dst, src) \
-	((struct bpf_insn){ BPF_ALU64 | BPF_X | BPF_MOV, dst, src, 0, 0 })
-#define I_LDX_W(dst, src, off) \
-	((struct bpf_insn){ BPF_LDX | BPF_MEM | BPF_W, dst, src, off, 0 })
-#define I_ST_B(dst, off, imm) \
-	((struct bpf_insn){ BPF_ST | BPF_MEM | BPF_B, dst, 0, off, imm })
-#define I_CALL(fn) \
-	((struct bpf_insn){ BPF_JMP | BPF_CALL, 0, 0, 0, fn })
-#define I_EXIT() \
-	((struct bpf_insn){ BPF_JMP | BPF_EXIT, 0, 0, 0, 0 })
-/* conditional jumps to a label; off is patched by prog_link() */
-#define I_JEQ_IMM(dst, imm, label) \
-	((struct bpf_insn){ BPF_JMP | BPF_K | BPF_JEQ, dst, 0, label, imm })
-#define I_JA(label) \
-	((struct bpf_insn){ BPF_JMP | BPF_JA, 0, 0, label, 0 })
-
+/* conditional jumps name a label in off; prog_link() makes it relative */
 enum { LBL_SET = 1, LBL_LEN, LBL_WRITE, LBL_OUT, LBL_NR };
 
 #define R1 BPF_REG_1
@@ -348,11 +330,6 @@ enum { LBL_SET = 1, LBL_LEN, LBL_WRITE, LBL_OUT, LBL_NR };
 
 static const uint8_t smc_opt[6] = { 254, 6, 0xE2, 0xD4, 0xC3, 0xD9 };
 
-static int bpf_sys(int cmd, union bpf_attr *attr)
-{
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
-
 /*
  * TCP_CONNECT_CB / TCP_LISTEN_CB: ask for the header option callbacks.
  * HDR_OPT_LEN_CB on SYN or SYN-ACK: reserve 6 bytes.
@@ -362,46 +339,50 @@ static int prog_build(struct bpf_insn *p, int *labels)
 {
 	int n = 0, i;
 
-	p[n++] = I_MOV64_REG(R6, R1);
-	p[n++] = I_LDX_W(R2, R6, OFF_OP);
-	p[n++] = I_JEQ_IMM(R2, BPF_SOCK_OPS_TCP_CONNECT_CB, LBL_SET);
-	p[n++] = I_JEQ_IMM(R2, BPF_SOCK_OPS_TCP_LISTEN_CB, LBL_SET);
-	p[n++] = I_JEQ_IMM(R2, BPF_SOCK_OPS_HDR_OPT_LEN_CB, LBL_LEN);
-	p[n++] = I_JEQ_IMM(R2, BPF_SOCK_OPS_WRITE_HDR_OPT_CB, LBL_WRITE);
-	p[n++] = I_JA(LBL_OUT);
+	p[n++] = INSN_MOV64_REG(R6, R1);
+	p[n++] = INSN_LDX_W(R2, R6, OFF_OP);
+	p[n++] = INSN_JMP_IMM(BPF_JEQ, R2, BPF_SOCK_OPS_TCP_CONNECT_CB,
+			      LBL_SET);
+	p[n++] = INSN_JMP_IMM(BPF_JEQ, R2, BPF_SOCK_OPS_TCP_LISTEN_CB,
+			      LBL_SET);
+	p[n++] = INSN_JMP_IMM(BPF_JEQ, R2, BPF_SOCK_OPS_HDR_OPT_LEN_CB,
+			      LBL_LEN);
+	p[n++] = INSN_JMP_IMM(BPF_JEQ, R2, BPF_SOCK_OPS_WRITE_HDR_OPT_CB,
+			      LBL_WRITE);
+	p[n++] = INSN_JA(LBL_OUT);
 
 	labels[LBL_SET] = n;
-	p[n++] = I_MOV64_REG(R1, R6);
-	p[n++] = I_ALU64_IMM(BPF_MOV, R2, BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG);
-	p[n++] = I_CALL(BPF_FUNC_sock_ops_cb_flags_set);
-	p[n++] = I_JA(LBL_OUT);
+	p[n++] = INSN_MOV64_REG(R1, R6);
+	p[n++] = INSN_ALU64_IMM(BPF_MOV, R2, BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG);
+	p[n++] = INSN_CALL(BPF_FUNC_sock_ops_cb_flags_set);
+	p[n++] = INSN_JA(LBL_OUT);
 
 	labels[LBL_LEN] = n;
-	p[n++] = I_LDX_W(R2, R6, OFF_FLAGS);
-	p[n++] = I_ALU64_IMM(BPF_AND, R2, TCP_FLAG_SYN);
-	p[n++] = I_JEQ_IMM(R2, 0, LBL_OUT);
-	p[n++] = I_MOV64_REG(R1, R6);
-	p[n++] = I_ALU64_IMM(BPF_MOV, R2, sizeof(smc_opt));
-	p[n++] = I_ALU64_IMM(BPF_MOV, R3, 0);
-	p[n++] = I_CALL(BPF_FUNC_reserve_hdr_opt);
-	p[n++] = I_JA(LBL_OUT);
+	p[n++] = INSN_LDX_W(R2, R6, OFF_FLAGS);
+	p[n++] = INSN_ALU64_IMM(BPF_AND, R2, TCP_FLAG_SYN);
+	p[n++] = INSN_JMP_IMM(BPF_JEQ, R2, 0, LBL_OUT);
+	p[n++] = INSN_MOV64_REG(R1, R6);
+	p[n++] = INSN_ALU64_IMM(BPF_MOV, R2, sizeof(smc_opt));
+	p[n++] = INSN_ALU64_IMM(BPF_MOV, R3, 0);
+	p[n++] = INSN_CALL(BPF_FUNC_reserve_hdr_opt);
+	p[n++] = INSN_JA(LBL_OUT);
 
 	labels[LBL_WRITE] = n;
-	p[n++] = I_LDX_W(R2, R6, OFF_FLAGS);
-	p[n++] = I_ALU64_IMM(BPF_AND, R2, TCP_FLAG_SYN);
-	p[n++] = I_JEQ_IMM(R2, 0, LBL_OUT);
+	p[n++] = INSN_LDX_W(R2, R6, OFF_FLAGS);
+	p[n++] = INSN_ALU64_IMM(BPF_AND, R2, TCP_FLAG_SYN);
+	p[n++] = INSN_JMP_IMM(BPF_JEQ, R2, 0, LBL_OUT);
 	for (i = 0; i < (int)sizeof(smc_opt); i++)
-		p[n++] = I_ST_B(R10, -8 + i, smc_opt[i]);
-	p[n++] = I_MOV64_REG(R1, R6);
-	p[n++] = I_MOV64_REG(R2, R10);
-	p[n++] = I_ALU64_IMM(BPF_ADD, R2, -8);
-	p[n++] = I_ALU64_IMM(BPF_MOV, R3, sizeof(smc_opt));
-	p[n++] = I_ALU64_IMM(BPF_MOV, R4, 0);
-	p[n++] = I_CALL(BPF_FUNC_store_hdr_opt);
+		p[n++] = INSN_ST_B(R10, -8 + i, smc_opt[i]);
+	p[n++] = INSN_MOV64_REG(R1, R6);
+	p[n++] = INSN_MOV64_REG(R2, R10);
+	p[n++] = INSN_ALU64_IMM(BPF_ADD, R2, -8);
+	p[n++] = INSN_ALU64_IMM(BPF_MOV, R3, sizeof(smc_opt));
+	p[n++] = INSN_ALU64_IMM(BPF_MOV, R4, 0);
+	p[n++] = INSN_CALL(BPF_FUNC_store_hdr_opt);
 
 	labels[LBL_OUT] = n;
-	p[n++] = I_ALU64_IMM(BPF_MOV, BPF_REG_0, 1);
-	p[n++] = I_EXIT();
+	p[n++] = INSN_ALU64_IMM(BPF_MOV, BPF_REG_0, 1);
+	p[n++] = INSN_EXIT();
 	return n;
 }
 
@@ -424,26 +405,17 @@ static int bpf_setup(char *why, size_t len)
 	static char log[8192];
 	struct bpf_insn insns[64];
 	int labels[LBL_NR] = { 0 };
-	union bpf_attr attr;
 	int n, prog, cg;
 
 	setrlimit(RLIMIT_MEMLOCK, &rl);	/* for kernels before 5.11 */
 	n = prog_build(insns, labels);
 	prog_link(insns, n, labels);
 
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = BPF_PROG_TYPE_SOCK_OPS;
-	attr.insns = (uintptr_t)insns;
-	attr.insn_cnt = n;
-	attr.license = (uintptr_t)"GPL";
-	attr.log_buf = (uintptr_t)log;
-	attr.log_size = sizeof(log);
-	attr.log_level = 1;
-	prog = bpf_sys(BPF_PROG_LOAD, &attr);
+	prog = bpf_prog_load_insns(BPF_PROG_TYPE_SOCK_OPS, 0, insns, n, log,
+				   sizeof(log));
 	if (prog < 0) {
 		int err = errno;
 
-		log[sizeof(log) - 1] = 0;
 		if (log[0])
 			fprintf(stderr, "verifier log:\n%s\n", log);
 		snprintf(why, len, "BPF_PROG_LOAD sock_ops: %s",
@@ -457,11 +429,7 @@ static int bpf_setup(char *why, size_t len)
 		close(prog);
 		return -1;
 	}
-	memset(&attr, 0, sizeof(attr));
-	attr.target_fd = cg;
-	attr.attach_bpf_fd = prog;
-	attr.attach_type = BPF_CGROUP_SOCK_OPS;
-	if (bpf_sys(BPF_PROG_ATTACH, &attr)) {
+	if (bpf_prog_attach_fd(cg, prog, BPF_CGROUP_SOCK_OPS)) {
 		snprintf(why, len, "BPF_PROG_ATTACH sock_ops: %s",
 			 strerror(errno));
 		close(cg);
