@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Runs inside the benchmark VM (tools/testing/bench/run): every
-# benchmark over TCP, Unix sockets, our SMC-D and, where it was built,
-# upstream's SMC-lo, swapping the smc module between the last two; then,
+# benchmark over TCP, Unix sockets, our SMC-D, TCP with BPF sockmap
+# redirection (sockmap_redir.c) and, where it was built, upstream's
+# SMC-lo, swapping the smc module between the last two; then,
 # where rdma_rxe is there, our SMC-R between two soft-RoCE devices on a
 # veth pair (smcr_topo.sh) against TCP over the same pair.
 # Writes one JSON object a line to $SMC_RESULTS/bench.jsonl; a run that
@@ -12,7 +13,7 @@
 # Env: SMC_RESULTS (set by guest-run.sh), SMC_BENCH_QUICK=1 (small
 # runs), SMC_BENCH_UPSTREAM (upstream's build), SMC_BENCH_SMCR=0 (no
 # SMC-R part), SMC_BENCH_ONLY="PART..." (only these parts, of tcp, uds,
-# smcd, upstream-lo, smcr and upstream-smcr; default all),
+# smcd, sockmap, upstream-lo, smcr and upstream-smcr; default all),
 # SMC_BENCH_SYSCTL="net.smc.X=V ..." (sysctls set before the SMC-R
 # parts, e.g. net.smc.smcr_max_send_wr=64).
 set -uo pipefail
@@ -26,6 +27,10 @@ SMC_RUN=$REPO/tools/net/smc/smc_run
 SMC_PATH=$REPO/tools/testing/selftests/net/smc/smc_path
 SMCR_TOPO=$REPO/tools/testing/selftests/net/smc/smcr_topo.sh
 SMCD_PARAM=/sys/module/smc/parameters/smcd
+SOCKMAP=$HERE/sockmap_redir
+SOCKMAP_CG=/sys/fs/cgroup/bench-sockmap
+SOCKMAP_PIN=/sys/fs/bpf/bench_sockmap
+REDIRECT=	# set in the sockmap part: every run's redirects are checked
 UPSTREAM_DIR=${SMC_BENCH_UPSTREAM:-}
 QUICK=${SMC_BENCH_QUICK:-0}
 SMCR=${SMC_BENCH_SMCR:-1}
@@ -55,10 +60,33 @@ else
 	MEM_COUNT=1000 REDIS_N=20000 WRK_N=20000
 fi
 
+# redir_begin: in the sockmap part, the redirect counters back to 0
+redir_begin() {
+	[ -z "$REDIRECT" ] || "$SOCKMAP" stats "$SOCKMAP_PIN" reset >/dev/null
+}
+
+# redir_fields MSGS: in the sockmap part, the path check of the run just
+# ended as JSON fields (each after a comma): no message may have gone
+# over TCP, sockets must have been put into the map and, with MSGS=1,
+# messages redirected
+redir_fields() {
+	local r p n ok=true
+	[ -n "$REDIRECT" ] || return 0
+	read -r _ r _ p _ n < <("$SOCKMAP" stats "$SOCKMAP_PIN")
+	if [ "${p:-1}" != 0 ] || [ "${n:-0}" = 0 ] ||
+	   { [ "$1" = 1 ] && [ "${r:-0}" = 0 ]; }; then
+		ok=false
+	fi
+	printf ',"redirected":%d,"over_tcp":%d,"mapped":%d,"path_ok":%s,"path_mode":"sockmap","path_reason":"%d messages redirected, %d over TCP, %d sockets mapped"' \
+		"${r:-0}" "${p:-0}" "${n:-0}" "$ok" "${r:-0}" "${p:-0}" "${n:-0}"
+}
+
 # record PATHNAME ARGS...: one smcbench run, its JSON tagged with the path
 record() {
-	local path=$1 line rc
+	local path=$1 line rc msgs=1
 	shift
+	[[ " $* " == *" -m mem "* ]] && msgs=0
+	redir_begin
 	line=$(timeout 600 "$BENCH" "$@" 2>"$SMC_RESULTS/bench-last.err")
 	rc=$?
 	if [ $rc -ne 0 ] || [ -z "$line" ]; then
@@ -67,7 +95,10 @@ record() {
 			"$path" "$*" "$rc" >> "$OUT"
 		return
 	fi
-	printf '{"path":"%s",%s\n' "$path" "${line#\{}" >> "$OUT"
+	# smcbench's own path fields (null over TCP) come first: ours win
+	line=${line#\{}
+	printf '{"path":"%s",%s%s}\n' "$path" "${line%\}}" \
+		"$(redir_fields $msgs)" >> "$OUT"
 	say "$path $*: ok"
 }
 
@@ -139,14 +170,16 @@ redis_op() {
 	local path=$1 wrap=$2 addr=$3 op=$4 c=$5 app=$6 out modes rps
 	out=$SMC_RESULTS/${app/redis/redis-$path}.txt
 	watch_start $REDIS_SRV "$wrap" "$out.path"
+	redir_begin
 	# redis-benchmark keeps waiting when the server answers with errors
 	timeout 600 $wrap redis-benchmark -h "$addr" -p 6399 -n "$REDIS_N" \
 		-c "$c" -t "$op" -q >"$out" 2>&1
 	modes=$(watch_modes "$out.path")
 	rps=$(sed -n 's/.*: *\([0-9.]*\) requests per second.*/\1/p' \
 		"$out" | tail -n 1)
-	printf '{"path":"%s","app":"%s","requests":%d,"clients":%d,"rps":%s,"server_modes":"%s"}\n' \
-		"$path" "$app" "$REDIS_N" "$c" "${rps:-0}" "$modes" >> "$OUT"
+	printf '{"path":"%s","app":"%s","requests":%d,"clients":%d,"rps":%s,"server_modes":"%s"%s}\n' \
+		"$path" "$app" "$REDIS_N" "$c" "${rps:-0}" "$modes" \
+		"$(redir_fields 1)" >> "$OUT"
 	say "$path $app: ${rps:-?} req/s ($modes)"
 }
 
@@ -238,6 +271,7 @@ EOF
 	# wrk divides by its -d time even when the script stops it early:
 	# the rate comes from our own clock and its request count
 	watch_start $srv "$wrap" "$out.path"
+	redir_begin
 	$wrap wrk -t 1 -c 16 -d 600s -s "$dir/stop.lua" \
 		http://127.0.0.1:8099/1k >"$out" 2>&1 &
 	pid=$!
@@ -253,8 +287,8 @@ EOF
 	modes=$(watch_modes "$out.path")
 	rps=$(awk -v n="$n" -v a="$t0" -v b="$t1" \
 		'BEGIN { if (b > a) printf "%.1f", n / (b - a); else print 0 }')
-	printf '{"path":"%s","app":"nginx-wrk","requests":%d,"rps":%s,"server_modes":"%s"}\n' \
-		"$path" "$WRK_N" "${rps:-0}" "$modes" >> "$OUT"
+	printf '{"path":"%s","app":"nginx-wrk","requests":%d,"rps":%s,"server_modes":"%s"%s}\n' \
+		"$path" "$WRK_N" "${rps:-0}" "$modes" "$(redir_fields 1)" >> "$OUT"
 	say "$path nginx: ${rps:-?} req/s ($modes)"
 	kill $srv 2>/dev/null
 	wait $srv 2>/dev/null
@@ -277,6 +311,35 @@ if part smcd; then
 	app_redis smcd "$SMC_RUN"
 	app_nginx smcd "$SMC_RUN"
 fi
+
+# TCP between sockets that BPF sockmap redirection joins, as Envoy,
+# Merbridge and Cilium's sockops acceleration deploy it: the part runs
+# in a cgroup of its own, where sockmap_redir's sock_ops program maps
+# each established socket; each run checks the redirect counters
+sockmap_part() {
+	if [ ! -x "$SOCKMAP" ]; then
+		failed sockmap "no $SOCKMAP"
+		return
+	fi
+	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+	"$SOCKMAP" down "$SOCKMAP_CG" "$SOCKMAP_PIN" 2>/dev/null
+	mkdir -p "$SOCKMAP_CG"
+	if "$SOCKMAP" up "$SOCKMAP_CG" "$SOCKMAP_PIN"; then
+		(
+			echo "$BASHPID" > "$SOCKMAP_CG/cgroup.procs" || exit 1
+			REDIRECT=1
+			micro sockmap tcp
+			app_redis sockmap ""
+			app_nginx sockmap ""
+		) || failed sockmap "into $SOCKMAP_CG"
+	else
+		failed sockmap "sockmap_redir up"
+	fi
+	"$SOCKMAP" down "$SOCKMAP_CG" "$SOCKMAP_PIN"
+	rmdir "$SOCKMAP_CG"
+}
+
+part sockmap && sockmap_part
 
 if part upstream-lo; then
 	if [ -n "$UPSTREAM_DIR" ] && [ -f "$UPSTREAM_DIR/smc.ko" ]; then

@@ -18,15 +18,16 @@ import json
 import os
 import sys
 
-PATHS = ['tcp', 'uds', 'smcd', 'upstream-lo']
+PATHS = ['tcp', 'uds', 'smcd', 'sockmap', 'upstream-lo']
 NAMES = {'tcp': 'TCP', 'uds': 'Unix', 'smcd': 'our SMC-D',
+         'sockmap': 'TCP + sockmap',
          'upstream-lo': 'upstream SMC-lo', 'tcp-rxe': 'TCP (veth)',
          'smcr': 'our SMC-R', 'upstream-smcr': 'upstream SMC-R'}
 # the SMC-R part: our SMC-R between two rxe devices, and its comparator
 RXE_PATHS = ['tcp-rxe', 'smcr', 'upstream-smcr']
 # the path each path's SMC sockets must take (None: no SMC at all)
-WANT = {'tcp': None, 'uds': None, 'tcp-rxe': None, 'smcr': 'smcr',
-        'upstream-smcr': 'smcr'}
+WANT = {'tcp': None, 'uds': None, 'sockmap': None, 'tcp-rxe': None,
+        'smcr': 'smcr', 'upstream-smcr': 'smcr'}
 
 # metric: (label, unit, higher is better, goal ratio to TCP or None)
 METRICS = [
@@ -53,6 +54,20 @@ RXE_METRICS += [('redis-%s-c%d' % (op, c),
                 for op in ('get', 'set') for c in (1, 16, 64, 512)]
 
 
+# what the sockmap column is, and why it differs from SMC-D
+SOCKMAP_NOTE = (
+    'TCP + sockmap: the same TCP runs in a cgroup where a sock_ops program '
+    'puts each established socket into a SOCKHASH and an sk_msg program '
+    'redirects every sendmsg() into the peer socket\'s receive queue '
+    '(sockmap_redir.c, as Envoy, Merbridge and Cilium deploy it); a run '
+    'counts only if every message was redirected.  It skips TCP\'s '
+    'segments, but still copies each byte twice (into a message of '
+    'fresh pages, then to the reader) and keeps the TCP handshake, the '
+    'socket pair and a psock per socket; SMC-D copies once, into the '
+    'ring the reader reads from, but pays three CLC messages and a DMB '
+    'per end at connect time.')
+
+
 def first(rec, *names):
     for n in names:
         if n in rec and isinstance(rec[n], (int, float)):
@@ -69,6 +84,8 @@ def metric_of(rec):
         val = first(rec, 'rps')
         want = WANT.get(rec['path'], 'smcd')
         modes = rec.get('server_modes', '')
+        if rec.get('path_ok') is False:
+            return key, val, 'path: %s' % rec.get('path_reason', '?')
         if want and (want not in modes or 'fallback' in modes):
             return key, val, 'path: %s' % (modes or 'no SMC sockets')
         if not val:
@@ -159,6 +176,7 @@ def table(res, problems, title):
             row += ' %s | %s |' % (fmt(v), fmt_ratio(r, goal))
         ours = res.get(('smcd', key))
         up = res.get(('upstream-lo', key))
+        sm = res.get(('sockmap', key))
         verdict = ''
         if goal and ours is not None and base:
             r = ours / base
@@ -169,10 +187,16 @@ def table(res, problems, title):
             better = ours >= up if higher else ours <= up
             verdict += ('; ' if verdict else '') + (
                 'ahead of upstream' if better else 'behind upstream')
+        if ours is not None and sm is not None:
+            better = ours >= sm if higher else ours <= sm
+            verdict += ('; ' if verdict else '') + (
+                'ahead of sockmap' if better else 'behind sockmap')
         out.append(row + ' %s |' % verdict)
     out.append('')
     out.append('Ratios: the path\'s figure over TCP\'s (round trips and '
                'memory: lower is better).')
+    if any(p == 'sockmap' for p, _ in res):
+        out += ['', SOCKMAP_NOTE]
     problems = [t for p, t in problems if p not in RXE_PATHS]
     if problems:
         out += ['', 'Runs left out (failed, or not on the expected path):']

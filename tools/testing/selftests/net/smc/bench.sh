@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The benchmark machinery of "make bench", run in its quick mode: the
-# guest driver over TCP, Unix sockets, our SMC-D and, when it was built
-# for this kernel, upstream's SMC-lo; then the report.  A benchmark
-# never fails on its figures, so this checks what the figures rest on:
-# every run completed, every SMC run was path-checked and took SMC-D,
-# the hashed stream matched on every path, the module swap put our
+# guest driver over TCP, Unix sockets, our SMC-D, TCP with BPF sockmap
+# redirection and, when it was built for this kernel, upstream's
+# SMC-lo; then the report.  A benchmark never fails on its figures, so
+# this checks what the figures rest on: every run completed, every SMC
+# run was path-checked and took SMC-D, every sockmap run had all its
+# messages redirected, the hashed stream matched on every path, the
+# module swap put our
 # module back, and a forced fallback is caught instead of measured.
 
 . "$(dirname "$0")/lib.sh"
@@ -29,7 +31,7 @@ echo 1 > "$PARAM"
 restore_param() { echo "$old_smcd" > "$PARAM" 2>/dev/null; cleanup; }
 trap restore_param EXIT
 
-ktap_header 9
+ktap_header 10
 
 # jsonl_check FILE CHECK: one python check over the driver's records;
 # prints what is wrong, exit 1 then, 4 when there is nothing to check
@@ -104,6 +106,19 @@ elif check == 'apps':
                 bad.append('%s %s: no rate' % (p, name))
             if p == 'smcd' and ('smcd' not in modes or 'fallback' in modes):
                 bad.append('%s %s: server sockets "%s"' % (p, name, modes))
+elif check == 'sockmap':
+    rs = [r for r in recs if r.get('path') == 'sockmap' and
+          ('mode' in r or 'app' in r)]
+    if len(micro('sockmap')) != len(MICRO):
+        bad.append('%d sockmap micro runs, not %d' % (len(micro('sockmap')),
+                                                      len(MICRO)))
+    for r in rs:
+        what = r.get('app') or '%s %s' % (r['mode'], r.get('size') or '')
+        if r.get('path_ok') is not True:
+            bad.append('%s: %s' % (what, r.get('path_reason')))
+        elif r.get('mode') == 'stream' and r.get('verify') and \
+                r.get('verified') is not True:
+            bad.append('%s: not verified' % what)
 elif check == 'upstream':
     rs = micro('upstream-lo')
     if not rs:
@@ -159,6 +174,8 @@ check_result "tcp, uds, smcd: every micro benchmark ran" "$jsonl" complete
 check_result "every SMC run was path-checked and took SMC-D" "$jsonl" smcd-path
 check_result "hashed stream matches on every path" "$jsonl" verified
 check_result "redis and nginx through smc_run over SMC-D" "$jsonl" apps
+check_result "sockmap: every run's messages redirected, none over TCP" \
+	"$jsonl" sockmap
 
 # 7: upstream's module was swapped in, ran over SMC-D, and ours is back
 if [ -z "$upstream" ]; then
