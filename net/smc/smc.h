@@ -179,6 +179,10 @@ struct smc_conn {
 	 */
 	bool			tx_autocorked;
 	struct work_struct	tx_work;
+	/* SMC-D: gives back the ring's idle pages (smc_tx_trim_work()) */
+	struct delayed_work	tx_trim;
+	unsigned long		tx_last;	/* jiffies of the last write */
+	u8			tx_trim_backoff;	/* smc sock lock */
 	u16			cdc_rx_seq;	/* last CDC sequence taken */
 	bool			cdc_rx_seq_valid;
 
@@ -618,6 +622,7 @@ ssize_t smc_conn_splice_read(struct smc_sock *smc,
 			     struct pipe_inode_info *pipe, size_t len,
 			     bool nonblock);
 void smc_tx_publish(struct smc_sock *smc);
+void smc_tx_trim_cancel(struct smc_sock *smc);
 void smc_tx_cdc_done(struct smc_sock *smc, u16 seq);
 u32 smc_conn_readable(struct smc_sock *smc);
 void smc_tx_flush(struct smc_sock *smc);

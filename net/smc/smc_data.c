@@ -165,10 +165,12 @@ bool smc_conn_rx_cdc(struct smc_sock *smc, const struct smc_cdc_view *in)
 
 /* The transport-neutral state of a new connection */
 static void smc_tx_work(struct work_struct *work);
+static void smc_tx_trim_work(struct work_struct *work);
 
 void smc_conn_init(struct smc_conn *c)
 {
 	INIT_WORK(&c->tx_work, smc_tx_work);
+	INIT_DELAYED_WORK(&c->tx_trim, smc_tx_trim_work);
 	spin_lock_init(&c->tx_lock);
 	spin_lock_init(&c->rx_lock);
 	seqcount_spinlock_init(&c->rx_seq, &c->rx_lock);
@@ -338,6 +340,80 @@ static void smc_tx_work(struct work_struct *work)
 	}
 	release_sock(sk);
 	sock_put(sk);
+}
+
+/*
+ * An SMC-D ring's pages exist while data is in flight: once the sender
+ * has not written for SMC_RING_IDLE, the pages that hold no unread byte
+ * go back.  One timer per connection, armed by the first write after an
+ * idle spell and pushed back by the work itself while writes go on, so
+ * that a busy sender pays a store and a test per call.  Pages the peer
+ * has not read yet are looked at again, each time twice as late (up to
+ * 64 times SMC_RING_IDLE), so that a peer that stopped reading costs
+ * next to nothing.
+ */
+#define SMC_RING_IDLE		HZ
+#define SMC_RING_BACKOFF_MAX	6
+
+/* After a write into a paged ring; smc sock lock held */
+static void smc_tx_trim_arm(struct smc_sock *smc)
+{
+	struct smc_conn *c = &smc->conn;
+
+	WRITE_ONCE(c->tx_last, jiffies);
+	if (delayed_work_pending(&c->tx_trim))
+		return;
+	sock_hold(&smc->sk);
+	if (!queue_delayed_work(smc_wq, &c->tx_trim, SMC_RING_IDLE))
+		sock_put(&smc->sk);
+}
+
+static void smc_tx_trim_work(struct work_struct *work)
+{
+	struct smc_sock *smc = container_of(to_delayed_work(work),
+					    struct smc_sock, conn.tx_trim);
+	struct smc_conn *c = &smc->conn;
+	struct sock *sk = &smc->sk;
+	unsigned long now, delay;
+	struct smc_cursor cons;
+
+	lock_sock(sk);
+	/* the ring is cleared under this lock when the connection goes */
+	if (!c->tx.pages)
+		goto out;
+	now = jiffies;
+	delay = READ_ONCE(c->tx_last) + SMC_RING_IDLE - now;
+	if (delay && delay <= SMC_RING_IDLE) {
+		/* written since: idle long enough only later */
+		c->tx_trim_backoff = 0;
+	} else {
+		cons = smc_rx_curs(c, &c->peer_cons);
+		if (!smc_ring_trim(&c->tx, c->tx_ring, cons.count,
+				   smc_curs_diff(c->tx_ring, &cons,
+						 &c->tx_prod)))
+			goto out;
+		if (c->tx_trim_backoff < SMC_RING_BACKOFF_MAX)
+			c->tx_trim_backoff++;
+		delay = SMC_RING_IDLE << c->tx_trim_backoff;
+	}
+	/* our reference goes with the work queued again, unless a write
+	 * queued it while we waited for the lock (with its own)
+	 */
+	if (queue_delayed_work(smc_wq, &c->tx_trim, delay)) {
+		release_sock(sk);
+		return;
+	}
+out:
+	c->tx_trim_backoff = 0;
+	release_sock(sk);
+	sock_put(sk);
+}
+
+/* The connection goes: no trim after this; smc sock lock held */
+void smc_tx_trim_cancel(struct smc_sock *smc)
+{
+	if (cancel_delayed_work(&smc->conn.tx_trim))
+		sock_put(&smc->sk);
 }
 
 /* Bytes we may still write into the peer's ring */
@@ -579,6 +655,8 @@ int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 	}
 	if (waiting)
 		remove_wait_queue(sk_sleep(sk), &wait);
+	if (copied && c->tx.pages)
+		smc_tx_trim_arm(smc);
 	release_sock(sk);
 
 	if (copied)

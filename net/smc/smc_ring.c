@@ -125,6 +125,44 @@ int smc_ring_copy_out(const struct smc_ring *r, u32 off, struct iov_iter *to,
 	return 0;
 }
 
+/* Does [@a, @a + @an) meet [@b, @b + @bn)? */
+static bool smc_ring_meets(u32 a, u32 an, u32 b, u32 bn)
+{
+	return an && bn && a < b + bn && b < a + an;
+}
+
+/*
+ * Free the pages of ring @r (@len bytes) that hold none of the @n unread
+ * bytes at offset @off.  The sender calls it under its socket lock, so
+ * nothing writes meanwhile; the reader only reads unread bytes, and
+ * those only shrink.  Returns the pages left.
+ */
+unsigned int smc_ring_trim(const struct smc_ring *r, u32 len, u32 off, u32 n)
+{
+	u32 i, start, plen, first = min(n, len - off);
+	unsigned int left = 0;
+
+	if (!r->pages)
+		return 0;
+	for (i = 0; i < DIV_ROUND_UP(len, PAGE_SIZE); i++) {
+		struct page *p = r->pages[i];
+
+		start = i * PAGE_SIZE;
+		plen = min_t(u32, PAGE_SIZE, len - start);
+		if (!p)
+			continue;
+		if (smc_ring_meets(start, plen, off, first) ||
+		    smc_ring_meets(start, plen, 0, n - first)) {
+			left++;
+			continue;
+		}
+		WRITE_ONCE(r->pages[i], NULL);
+		__free_page(p);
+		atomic_long_sub(PAGE_SIZE, &smc_ring_bytes);
+	}
+	return left;
+}
+
 struct page **smc_ring_pages_alloc(u32 len, gfp_t gfp)
 {
 	return kcalloc(DIV_ROUND_UP(len, PAGE_SIZE), sizeof(struct page *),

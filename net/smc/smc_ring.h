@@ -9,7 +9,8 @@
  * holds none.  Readers only ever look at bytes the peer has produced,
  * so every page they reach exists.  The sender stores a new page before
  * the data, and the data before the cursor that announces it (see
- * smcd_tx_write()).
+ * smcd_tx_write()).  A second after its last write, the sender gives
+ * back the pages that hold no unread byte (smc_tx_trim_work()).
  */
 #ifndef __SMC_RING_H
 #define __SMC_RING_H
@@ -61,6 +62,9 @@ int smc_ring_copy_in(const struct smc_ring *r, u32 off, struct iov_iter *from,
 		     u32 n);
 int smc_ring_copy_out(const struct smc_ring *r, u32 off, struct iov_iter *to,
 		      u32 n);
+
+/* Give back the pages of an idle stretch; the sender's socket lock held */
+unsigned int smc_ring_trim(const struct smc_ring *r, u32 len, u32 off, u32 n);
 
 /* The page array of a ring of @len bytes, with no page yet */
 struct page **smc_ring_pages_alloc(u32 len, gfp_t gfp);

@@ -311,6 +311,7 @@ void smcd_conn_teardown(struct smc_sock *smc)
 		smcd_budget_put(smc);
 	}
 	if (c->peer) {
+		smc_tx_trim_cancel(smc);
 		smc_stats_buf_put(smc->stats, SMC_STATS_D, false,
 				  c->peer->len);
 		dev->ops->detach_dmb(dev, c->peer);

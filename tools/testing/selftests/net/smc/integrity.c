@@ -30,7 +30,12 @@
  * back after close().  The transfer lengths are random or multiples of
  * the receiving ring plus -1, 0 or 1, from 1 byte to one 64 MiB
  * full-duplex transfer.  With a net.smc.rmem sysctl, one more case
- * checks the default without SO_RCVBUF.
+ * checks the default without SO_RCVBUF.  dmb_ring_pages: twice, 60000
+ * bytes written and left unread keep their ring pages (debugfs
+ * dmb_bytes; of the ring's 16, at most the 3 around the data may go)
+ * past the sender's idle second, and at least 13 pages go
+ * back within 8 s of the read, the data intact; the second write must
+ * make its pages anew (the first may find them in a pooled DMB).
  *
  * Last the urgent-data cases, each over TCP and then over SMC-D, both
  * must pass and the readers of both must see the same: full-duplex
@@ -77,6 +82,7 @@
 #include "sha256.h"
 #include "smc_diag_util.h"
 #include "smcd_util.h"
+#include "timeutil.h"
 
 #define CHUNK_MAX	(256 * 1024)
 
@@ -765,7 +771,116 @@ static int dmb_case(const struct dmb_case *dc, int fam, uint64_t seed)
 	return transfer_bufs(fam, ab, ba, seed, &bo);
 }
 
-/* The DMB cases; they count NR_DMB_CASES + 2 results */
+/* ---- ring pages ---- */
+
+#define RING_FILL	60000	/* most of a 64 KiB DMB's ring */
+#define RING_PAGES_MIN	(RING_FILL / 4096 - 1)	/* whole pages it covers */
+#define RING_PAGES_MAX	16	/* of the ring of a 64 KiB DMB */
+#define RING_TRIM_MS	8000	/* an idle second, a backoff, slack */
+
+static long long ring_bytes(void)
+{
+	struct lo_ism_stats st;
+
+	return lo_ism_read(&st) ? -1 : st.dmb_bytes;
+}
+
+static int recv_all(int fd, uint8_t *buf, size_t n)
+{
+	size_t off = 0;
+
+	while (off < n) {
+		ssize_t r = recv(fd, buf + off, n - off, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		off += r;
+	}
+	return 0;
+}
+
+/*
+ * One round of dmb_ring_pages: RING_FILL bytes written and left unread
+ * for a while, then read.  The ring has its pages with the write (made
+ * by it unless @pooled: a DMB from the pool has the pages it had),
+ * keeps them while unread, and gives them back once read.
+ */
+static int ring_pages_round(int cli, int srv, uint64_t *s, int round,
+			    int pooled)
+{
+	static uint8_t out[RING_FILL], in[RING_FILL];
+	long long before, held, now;
+	long t;
+
+	fill_rand(out, sizeof(out), s);
+	before = ring_bytes();
+	if (send_all(cli, out, sizeof(out), 0)) {
+		ktap_diag("round %d: send: %s", round, strerror(errno));
+		return 0;
+	}
+	held = ring_bytes();
+	if (!pooled && held - before < RING_PAGES_MIN * 4096LL) {
+		ktap_diag("round %d: %lld bytes of ring pages for %d bytes written (before %lld)",
+			  round, held - before, RING_FILL, before);
+		return 0;
+	}
+	/*
+	 * Past the first look of the trim: unread data keeps its pages,
+	 * only those around it may go
+	 */
+	msleep(1500);
+	now = ring_bytes();
+	if (held - now > (RING_PAGES_MAX - RING_PAGES_MIN) * 4096LL) {
+		ktap_diag("round %d: ring pages %lld -> %lld with the data unread",
+			  round, held, now);
+		return 0;
+	}
+	if (recv_all(srv, in, sizeof(in)) || memcmp(in, out, sizeof(in))) {
+		ktap_diag("round %d: the data read is not what was written",
+			  round);
+		return 0;
+	}
+	t = now_ms();
+	while ((now = ring_bytes()) > held - RING_PAGES_MIN * 4096LL &&
+	       now_ms() - t < RING_TRIM_MS)
+		msleep(100);
+	if (now > held - RING_PAGES_MIN * 4096LL) {
+		ktap_diag("round %d: ring pages still %lld bytes (%lld with the data) %d ms after it was read",
+			  round, now, held, RING_TRIM_MS);
+		return 0;
+	}
+	ktap_diag("round %d: ring pages %lld -> %lld -> %lld bytes, back %ld ms after the read",
+		  round, before, held, now, now_ms() - t);
+	return 1;
+}
+
+/*
+ * dmb_ring_pages: over SMC-D, a ring's pages exist while it holds data.
+ * The first round's pages may come with a pooled DMB; the second
+ * round's must be made again by its write.
+ */
+static int dmb_ring_pages_case(uint64_t seed)
+{
+	struct bufopts bo = { 0 };
+	uint64_t s = seed | 1;
+	int cli, srv, ok;
+
+	if (ring_bytes() < 0) {
+		ktap_diag("no loopback-ism counters in debugfs");
+		return 0;
+	}
+	if (make_pair(AF_INET, &cli, &srv, &bo))
+		return 0;
+	ok = check_paths(cli, srv) && ring_pages_round(cli, srv, &s, 1, 1) &&
+	     ring_pages_round(cli, srv, &s, 2, 0);
+	close(cli);
+	close(srv);
+	return ok;
+}
+
+/* The DMB cases; they count NR_DMB_CASES + 3 results */
 static void dmb_cases_run(uint64_t seed)
 {
 	struct bufopts bo = { 0 };
@@ -789,6 +904,7 @@ static void dmb_cases_run(uint64_t seed)
 			    "dmb_sysctl_rmem");
 		rmem_restore();
 	}
+	ktap_result(dmb_ring_pages_case(seed + 2500), "dmb_ring_pages");
 }
 
 /* ---- urgent data ---- */
@@ -1333,6 +1449,7 @@ static void smcd_cases_skip(int dmb, int oob, const char *why)
 	if (dmb) {
 		ktap_skip("dmb_all_classes_used", why);
 		ktap_skip("dmb_sysctl_rmem", why);
+		ktap_skip("dmb_ring_pages", why);
 	}
 	for (i = 0; oob && i < NR_OOB_CASES; i++)
 		ktap_skip(oob_cases[i].name, why);
@@ -1438,7 +1555,7 @@ int main(void)
 	signal(SIGINT, on_term);
 	alarm(env_u64("INTEGRITY_TIMEOUT", 360));
 
-	ktap_header(iters + 4 + (dmb ? NR_DMB_CASES + 2 : 0) +
+	ktap_header(iters + 4 + (dmb ? NR_DMB_CASES + 3 : 0) +
 		    (oob ? NR_OOB_CASES + 1 : 0));
 	ktap_diag("seed %llu (rerun with INTEGRITY_SEED=%llu), %llu iterations, max %llu bytes%s",
 		  (unsigned long long)seed, (unsigned long long)seed,
