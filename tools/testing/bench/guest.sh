@@ -15,7 +15,8 @@
 # SMC-R part), SMC_BENCH_ONLY="PART..." (only these parts, of tcp, uds,
 # smcd, sockmap, upstream-lo, smcr and upstream-smcr; default all),
 # SMC_BENCH_SYSCTL="net.smc.X=V ..." (sysctls set before the SMC-R
-# parts, e.g. net.smc.smcr_max_send_wr=64).
+# parts, e.g. net.smc.smcr_max_send_wr=64), SMC_BENCH_MODE (normal: the
+# bulk runs, 64 KiB stream and iperf3, 5 times each for a median).
 set -uo pipefail
 export LC_ALL=C	# a dot in $EPOCHREALTIME
 
@@ -36,6 +37,7 @@ QUICK=${SMC_BENCH_QUICK:-0}
 SMCR=${SMC_BENCH_SMCR:-1}
 ONLY=${SMC_BENCH_ONLY:-}
 SYSCTLS=${SMC_BENCH_SYSCTL:-}
+MODE=${SMC_BENCH_MODE:-deterministic}
 
 say() { echo "[bench] $*"; }
 
@@ -51,13 +53,17 @@ failed() {
 }
 
 # Sizes of the runs: fixed amounts of work, not durations, so that the
-# deterministic mode repeats them exactly.
+# deterministic mode repeats them exactly.  The normal mode, where a
+# sender and a receiver run at once, is judged on the median of 5 bulk
+# runs (BULK_RUNS); iperf3 runs IPERF_SECONDS each.
+BULK_RUNS=1 IPERF_SECONDS=5
 if [ "$QUICK" = 1 ]; then
 	STREAM_BYTES=$((16 << 20)) PP_ROUNDS=500 CRR_COUNT=200 MEM_COUNT=100
-	REDIS_N=1000 WRK_N=1000
+	REDIS_N=1000 WRK_N=1000 IPERF_SECONDS=1
 else
 	STREAM_BYTES=$((256 << 20)) PP_ROUNDS=5000 CRR_COUNT=2000
 	MEM_COUNT=1000 REDIS_N=20000 WRK_N=20000
+	[ "$MODE" = normal ] && BULK_RUNS=5
 fi
 
 # redir_begin: in the sockmap part, the redirect counters back to 0
@@ -105,11 +111,15 @@ record() {
 # micro PATHNAME TRANSPORT [EXPECT]: the smcbench runs; over smc each
 # run must take path EXPECT (default smcd)
 micro() {
-	local path=$1 t=$2 want=${3:-smcd} expect=() s
+	local path=$1 t=$2 want=${3:-smcd} expect=() s r
 	[ "$t" = smc ] && expect=(--expect "$want")
 	for s in 1024 8192 65536; do
 		record "$path" -t "$t" -m stream -s "$s" -n "$STREAM_BYTES" \
 			"${expect[@]}"
+	done
+	for ((r = 2; r <= BULK_RUNS; r++)); do
+		record "$path" -t "$t" -m stream -s 65536 -n "$STREAM_BYTES" \
+			--tag "run$r" "${expect[@]}"
 	done
 	record "$path" -t "$t" -m stream -s 65536 -n "$STREAM_BYTES" --verify \
 		"${expect[@]}"
@@ -208,6 +218,36 @@ app_redis_sweep() {
 	redis_stop
 }
 
+# app_iperf PATHNAME WRAP: iperf3 for IPERF_SECONDS, BULK_RUNS times,
+# both ends through WRAP
+app_iperf() {
+	local path=$1 wrap=$2 out srv modes gbps i
+	command -v iperf3 >/dev/null || return 0
+	for ((i = 1; i <= BULK_RUNS; i++)); do
+		out=$SMC_RESULTS/iperf3-$path-$i
+		$wrap iperf3 -s -1 -B 127.0.0.1 -p 5399 >/dev/null 2>&1 &
+		srv=$!
+		for _ in $(seq 100); do
+			ss -Hltn 'sport = :5399' | grep -q . && break
+			sleep 0.1
+		done
+		watch_start $srv "$wrap" "$out.path"
+		redir_begin
+		timeout 120 $wrap iperf3 -c 127.0.0.1 -p 5399 \
+			-t "$IPERF_SECONDS" -J > "$out.json" 2>&1
+		wait $srv 2>/dev/null
+		modes=$(watch_modes "$out.path")
+		gbps=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["end"]["sum_received"]["bits_per_second"] / 1e9)' \
+			"$out.json" 2>/dev/null || echo 0)
+		printf '{"path":"%s","app":"iperf3","run":%d,"seconds":%d,"gbit_s":%s,"server_modes":"%s"%s}\n' \
+			"$path" "$i" "$IPERF_SECONDS" "$gbps" "$modes" \
+			"$(redir_fields 1)" >> "$OUT"
+		say "$path iperf3 run $i: $gbps Gbit/s ($modes)"
+	done
+}
+
 # app_nginx PATHNAME WRAP: wrk against nginx, a fixed number of requests
 app_nginx() {
 	local path=$1 wrap=$2 dir srv out pid modes rps t0 t1 n line
@@ -303,6 +343,7 @@ if part tcp; then
 	micro tcp tcp
 	app_redis tcp ""
 	app_nginx tcp ""
+	app_iperf tcp ""
 fi
 part uds && micro uds uds
 
@@ -310,6 +351,7 @@ if part smcd; then
 	micro smcd smc
 	app_redis smcd "$SMC_RUN"
 	app_nginx smcd "$SMC_RUN"
+	app_iperf smcd "$SMC_RUN"
 fi
 
 # TCP between sockets that BPF sockmap redirection joins, as Envoy,
@@ -331,6 +373,7 @@ sockmap_part() {
 			micro sockmap tcp
 			app_redis sockmap ""
 			app_nginx sockmap ""
+			app_iperf sockmap ""
 		) || failed sockmap "into $SOCKMAP_CG"
 	else
 		failed sockmap "sockmap_redir up"
@@ -349,6 +392,7 @@ if part upstream-lo; then
 			micro upstream-lo smc
 			app_redis upstream-lo "$SMC_RUN"
 			app_nginx upstream-lo "$SMC_RUN"
+			app_iperf upstream-lo "$SMC_RUN"
 			bash "$HERE/upstream-lo.sh" unload
 		else
 			say "upstream SMC-lo did not load"

@@ -207,7 +207,7 @@ if ! SMC_BENCH_NO_CHART=1 python3 "$BENCH_DIR/report.py" "$run_dir" \
 fi
 for row in 'stream, 1 KiB writes' 'stream, 64 KiB writes' \
 	   'ping-pong 14 B, round trip' 'connect/request/response/close' \
-	   'memory per idle connection'; do
+	   'memory per idle connection' 'iperf3, 5 s'; do
 	line=$(grep -F "| $row |" "$run_dir/table.md" 2>/dev/null)
 	# TCP's ratio to itself, and ours, must be there
 	if ! grep -q '| 1.00x |' <<< "$line" ||
