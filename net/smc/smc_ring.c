@@ -37,7 +37,7 @@ static int smc_ring_make(const struct smc_ring *r, u32 i)
 	unsigned int order = get_order(n << PAGE_SHIFT);
 	struct page *p = NULL;
 
-	for (j = 0; j < n && n > 1; j++)
+	for (j = 0; j < n; j++)
 		if (r->pages[first + j])
 			break;
 	if (n > 1 && j == n)
@@ -125,6 +125,18 @@ int smc_ring_copy_out(const struct smc_ring *r, u32 off, struct iov_iter *to,
 	return 0;
 }
 
+/* Free the ring page in @slot, if there is one */
+static void smc_ring_page_free(struct page **slot)
+{
+	struct page *p = *slot;
+
+	if (!p)
+		return;
+	WRITE_ONCE(*slot, NULL);
+	__free_page(p);
+	atomic_long_sub(PAGE_SIZE, &smc_ring_bytes);
+}
+
 /* Does [@a, @a + @an) meet [@b, @b + @bn)? */
 static bool smc_ring_meets(u32 a, u32 an, u32 b, u32 bn)
 {
@@ -145,20 +157,15 @@ unsigned int smc_ring_trim(const struct smc_ring *r, u32 len, u32 off, u32 n)
 	if (!r->pages)
 		return 0;
 	for (i = 0; i < DIV_ROUND_UP(len, PAGE_SIZE); i++) {
-		struct page *p = r->pages[i];
-
+		if (!r->pages[i])
+			continue;
 		start = i * PAGE_SIZE;
 		plen = min_t(u32, PAGE_SIZE, len - start);
-		if (!p)
-			continue;
 		if (smc_ring_meets(start, plen, off, first) ||
-		    smc_ring_meets(start, plen, 0, n - first)) {
+		    smc_ring_meets(start, plen, 0, n - first))
 			left++;
-			continue;
-		}
-		WRITE_ONCE(r->pages[i], NULL);
-		__free_page(p);
-		atomic_long_sub(PAGE_SIZE, &smc_ring_bytes);
+		else
+			smc_ring_page_free(&r->pages[i]);
 	}
 	return left;
 }
@@ -175,12 +182,8 @@ void smc_ring_pages_free(struct page **pages, u32 len)
 
 	if (!pages)
 		return;
-	for (i = 0; i < n; i++) {
-		if (!pages[i])
-			continue;
-		__free_page(pages[i]);
-		atomic_long_sub(PAGE_SIZE, &smc_ring_bytes);
-	}
+	for (i = 0; i < n; i++)
+		smc_ring_page_free(&pages[i]);
 	kfree(pages);
 }
 
