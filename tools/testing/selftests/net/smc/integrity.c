@@ -82,6 +82,7 @@
 #include "sha256.h"
 #include "smc_diag_util.h"
 #include "smcd_util.h"
+#include "sockio.h"
 #include "timeutil.h"
 
 #define CHUNK_MAX	(256 * 1024)
@@ -785,22 +786,6 @@ static long long ring_bytes(void)
 	return lo_ism_read(&st) ? -1 : st.dmb_bytes;
 }
 
-static int recv_all(int fd, uint8_t *buf, size_t n)
-{
-	size_t off = 0;
-
-	while (off < n) {
-		ssize_t r = recv(fd, buf + off, n - off, 0);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		off += r;
-	}
-	return 0;
-}
-
 /*
  * One round of dmb_ring_pages: RING_FILL bytes written and left unread
  * for a while, then read.  The ring has its pages with the write (made
@@ -837,7 +822,7 @@ static int ring_pages_round(int cli, int srv, uint64_t *s, int round,
 			  round, held, now);
 		return 0;
 	}
-	if (recv_all(srv, in, sizeof(in)) || memcmp(in, out, sizeof(in))) {
+	if (recv_exact(srv, in, sizeof(in)) || memcmp(in, out, sizeof(in))) {
 		ktap_diag("round %d: the data read is not what was written",
 			  round);
 		return 0;

@@ -61,6 +61,7 @@
 #include "timeutil.h"
 #include "smc_diag_util.h"
 #include "smcd_util.h"
+#include "sockio.h"
 
 static int use_inet;
 static int expect_smcr;		/* SMC_EXPECT_PATH=smcr */
@@ -185,22 +186,6 @@ static void *accept_many(void *p)
 		a->fds[a->got++] = fd;
 	}
 	return NULL;
-}
-
-static int recv_exact(int fd, char *buf, int n)
-{
-	int have = 0, r;
-
-	while (have < n) {
-		r = recv(fd, buf + have, n - have, 0);
-		if (r <= 0) {
-			if (r < 0 && errno == EINTR)
-				continue;
-			return -1;
-		}
-		have += r;
-	}
-	return 0;
 }
 
 #define MSG_LEN 32
