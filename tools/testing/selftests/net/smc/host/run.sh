@@ -11,7 +11,7 @@ set -u
 cd "$(dirname "$0")" || exit 1
 OUT=${OUT:-$PWD/out}
 FUZZ_TIME=${FUZZ_TIME:-15}
-targets=(proposal accept decline cdc llc)
+targets=(proposal accept decline cdc llc fold)
 nf=${#targets[@]}
 
 if ! make -s -j"$(nproc)" OUT="$OUT" all >"$OUT.build.log" 2>&1; then

@@ -10,6 +10,9 @@
 #include "smc_clc_wire.h"
 #include "smc_cdc_wire.h"
 #include "smc_llc_wire.h"
+#ifdef FUZZ_FOLD
+#include "smc_fold_sim.h"
+#endif
 
 #define FUZZ_ASSERT(cond) do {						\
 	if (!(cond)) {							\
@@ -166,6 +169,32 @@ static void fuzz_one(const u8 *buf, size_t size)
 	FUZZ_ASSERT(!smc_curs_stale(&o, &c));
 	smc_cdc_cons_update_needed(ring, buf[14] * 1000U, buf[15] * 1000U,
 				   buf[14] & 1, false);
+}
+#endif
+
+#ifdef FUZZ_FOLD
+/*
+ * A writer and a reader of a ring folded onto its window, taking turns
+ * as the input says (smc_fold_sim.h): the first two bytes pick the
+ * ring's shape, the rest is the script.  Any byte written over an
+ * unread one, or read from the wrong place, aborts.
+ */
+static void fuzz_one(const u8 *buf, size_t size)
+{
+	struct fold_sim s;
+	u32 max, len;
+
+	if (size < 2)
+		return;
+	max = 256U << (buf[0] % 6);
+	len = max / 2 + 1 + buf[1] * (max / 2 - 1) / 255;
+	if (fold_sim_init(&s, len, 128U << (buf[0] / 8 % 4)))
+		return;
+	if (fold_sim_run(&s, buf + 2, size - 2)) {
+		fprintf(stderr, "len %u fold %u: %s\n", s.len, s.fold, s.err);
+		abort();
+	}
+	fold_sim_free(&s);
 }
 #endif
 

@@ -18,6 +18,7 @@
 #include "smcr_cq_pick.h"
 #include "smcr_add_budget.h"
 #include "smc_pnetid.h"
+#include "smc_fold_sim.h"
 
 static int failures;
 static const char *corpus_dir;
@@ -1379,6 +1380,89 @@ static void test_cons_update_rule(void)
 	CHECK(smc_cdc_cons_update_needed(ring, lim + 1, ~0U, false, false));
 }
 
+/* ---------- a ring folded onto its window ---------- */
+
+static void test_fold_window(void)
+{
+	u32 len = 1048576 - 32;
+
+	CHECK_EQ(smc_fold_window(len, 65536), 65536 - 32);
+	CHECK_EQ(smc_fold_window(len, 16384), 16384 - 32);
+	CHECK_EQ(smc_fold_window(len, 1048576), len);
+	CHECK_EQ(smc_fold_window(3 * 4096, 4096), 4096);
+	CHECK_EQ(smc_fold_window(3 * 4096 + 5, 4096), 5);
+	/* runs end at a fold's end or the ring's */
+	CHECK_EQ(smc_fold_run(len, 65536, 65000, 10000), 536);
+	CHECK_EQ(smc_fold_run(len, 65536, len - 10, 100), 10);
+	CHECK_EQ(smc_fold_run(len, 65536, 0, 100), 100);
+	/* in flight within one lower half: the fold may double */
+	CHECK(smc_fold_widen_ok(len, 65536, 131072 + 10, 60000));
+	CHECK(smc_fold_widen_ok(len, 65536, 5, 0));
+	CHECK(!smc_fold_widen_ok(len, 65536, 65536 + 10, 100));
+	CHECK(!smc_fold_widen_ok(len, 65536, 65000, 1000));
+	CHECK(!smc_fold_widen_ok(len, 65536, len - 10, 20));
+	CHECK(!smc_fold_widen_ok(len, 65536, 0, 65536));
+	CHECK(!smc_fold_widen_ok(len, 65536, len, 0));
+	/* room up to the lower half's end, none kept in an upper half */
+	CHECK_EQ(smc_fold_widen_room(65536, 131072 + 1000), 65536 - 1000);
+	CHECK_EQ(smc_fold_widen_room(65536, 65536 + 1000), ~0U);
+}
+
+static u32 fold_rand(u32 *st)
+{
+	*st ^= *st << 13;
+	*st ^= *st >> 17;
+	*st ^= *st << 5;
+	return *st;
+}
+
+/* Random scripts over several ring shapes; @naive breaks the rule */
+static int fold_scripts(bool naive, unsigned int *max_widened)
+{
+	static const u32 lens[][2] = {
+		{ 4096 - 32, 512 }, { 16384 - 32, 1024 }, { 8192, 1024 },
+		{ 3 * 1024 + 100, 256 }, { 65536 - 32, 16384 },
+	};
+	u8 ops[4000];
+	u32 st = 0x1234567, r, i, c;
+	struct fold_sim s;
+	int bad = 0;
+
+	*max_widened = 0;
+	for (c = 0; c < ARRAY_SIZE(lens); c++) {
+		for (r = 0; r < 60; r++) {
+			for (i = 0; i < sizeof(ops); i++) {
+				ops[i] = (u8)fold_rand(&st);
+				/* a reader that keeps up, now and then */
+				if (r % 3 == 0 && (ops[i] & 3) == 2)
+					ops[i] |= 0xfc;
+			}
+			if (!naive && r < 2)
+				corpus_add("fold", ops, 600);
+			if (fold_sim_init(&s, lens[c][0], lens[c][1]))
+				return -1;
+			s.naive = naive;
+			if (fold_sim_run(&s, ops, sizeof(ops)))
+				bad++;
+			if (s.widened > *max_widened)
+				*max_widened = s.widened;
+			fold_sim_free(&s);
+		}
+	}
+	return bad;
+}
+
+static void test_fold_sim(void)
+{
+	unsigned int widened;
+
+	/* every byte lands and is read where it should, as it widens */
+	CHECK_EQ(fold_scripts(false, &widened), 0);
+	CHECK(widened >= 3);
+	/* doubling the fold without the rule loses bytes: the model sees */
+	CHECK(fold_scripts(true, &widened) > 0);
+}
+
 struct test {
 	const char *name;
 	void (*fn)(void);
@@ -1915,6 +1999,8 @@ static void test_llc_cont_exchange(void)
 }
 
 static const struct test tests[] = {
+	{ "fold_window", test_fold_window },
+	{ "fold_sim", test_fold_sim },
 	{ "clc_hdr_valid", test_hdr_valid },
 	{ "clc_hdr_reject", test_hdr_reject },
 	{ "proposal_example_bytes", test_proposal_example },
