@@ -109,8 +109,11 @@ struct smc_conn {
 	u32			alert_token;	/* ours, in lgr */
 	/* copies for sock_diag, which must not touch the buffers */
 	u32			lgr_id;
-	u32			rmb_len;
-	u32			peer_len;
+	u32			rmb_len;	/* SMC-D: the first window */
+	u32			peer_len;	/* SMC-D: the first window */
+	u32			tx_fold;	/* SMC-D: the peer's fold now */
+	/* SMC-D: our window as our reader last saw it (smc sock lock) */
+	u32			rx_window;
 	struct smc_ring		rx;		/* our ring, rmb_ring bytes */
 	struct smc_ring		tx;		/* send ring, tx_ring bytes */
 	u32			rmb_ring;	/* data ring of rmb */
@@ -183,6 +186,10 @@ struct smc_conn {
 	struct delayed_work	tx_trim;
 	unsigned long		tx_last;	/* jiffies of the last write */
 	u8			tx_trim_backoff;	/* smc sock lock */
+	/* SMC-D: a write found the window full; widen it when the bytes
+	 * in flight allow (smc sock lock)
+	 */
+	bool			tx_widen;
 	u16			cdc_rx_seq;	/* last CDC sequence taken */
 	bool			cdc_rx_seq_valid;
 
@@ -625,6 +632,21 @@ void smc_tx_publish(struct smc_sock *smc);
 void smc_tx_trim_cancel(struct smc_sock *smc);
 void smc_tx_cdc_done(struct smc_sock *smc, u16 seq);
 u32 smc_conn_readable(struct smc_sock *smc);
+
+/* The peer's window now, for the statistics (a glance) */
+static inline u32 smc_conn_tx_window(const struct smc_conn *c)
+{
+	u32 fold = READ_ONCE(c->tx_fold), ring = READ_ONCE(c->tx_ring);
+
+	return fold ? smc_fold_window(ring, fold) : ring;
+}
+
+/* Our window as our reader last saw it, for the statistics (a glance) */
+static inline u32 smc_conn_rx_window(const struct smc_conn *c)
+{
+	return READ_ONCE(c->rx_window) ?: READ_ONCE(c->rmb_ring);
+}
+
 void smc_tx_flush(struct smc_sock *smc);
 void smc_send_conn_flags(struct smc_sock *smc, u8 flags);
 

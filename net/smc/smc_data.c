@@ -379,7 +379,7 @@ static void smc_tx_trim_work(struct work_struct *work)
 
 	lock_sock(sk);
 	/* the ring is cleared under this lock when the connection goes */
-	if (!c->tx.pages)
+	if (!c->tx.pg)
 		goto out;
 	now = jiffies;
 	delay = READ_ONCE(c->tx_last) + SMC_RING_IDLE - now;
@@ -416,12 +416,52 @@ void smc_tx_trim_cancel(struct smc_sock *smc)
 		sock_put(&smc->sk);
 }
 
-/* Bytes we may still write into the peer's ring */
+/* Bytes we may still write into the peer's ring: its window, less ours */
 static u32 smc_tx_space(struct smc_conn *c)
 {
 	struct smc_cursor cons = smc_rx_curs(c, &c->peer_cons);
+	u32 used = smc_curs_diff(c->tx_ring, &cons, &c->tx_prod);
+	u32 win = smc_ring_window(&c->tx, c->tx_ring);
 
-	return smc_curs_free(c->tx_ring, &cons, &c->tx_prod);
+	return used < win ? win - used : 0;
+}
+
+/*
+ * An SMC-D ring's window grows the way TCP's receive buffer does: with
+ * a sender that keeps finding it full.  The DMB is the largest there is
+ * unless an application chose a size (smcd_conn_register()), and its
+ * pages only hold the window.  A sender that wants to widen writes no
+ * further than where old and new fold agree, and doubles the fold as
+ * soon as all it has in flight sits there (smc_ring_fold.h): no byte
+ * moves, and the reader notices nothing but a larger window.  Once at
+ * the top, or for a sender whose application chose SO_SNDBUF, never.
+ */
+static void smc_tx_want_widen(struct smc_sock *smc)
+{
+	struct smc_conn *c = &smc->conn;
+
+	if (!(smc->sk.sk_userlocks & SOCK_SNDBUF_LOCK) &&
+	    smc_ring_may_widen(&c->tx, c->tx_ring))
+		c->tx_widen = true;
+}
+
+/* Widen the window if the bytes in flight allow; room for one write */
+static u32 smc_tx_widen(struct smc_sock *smc)
+{
+	struct smc_conn *c = &smc->conn;
+	struct smc_cursor cons = smc_rx_curs(c, &c->peer_cons);
+	u32 fold = c->tx.pg->fold;
+
+	if (smc_ring_widen(&c->tx, c->tx_ring, cons.count,
+			   smc_curs_diff(c->tx_ring, &cons, &c->tx_prod))) {
+		c->tx_widen = false;
+		WRITE_ONCE(c->tx_fold, 2 * fold);
+		if (!(smc->sk.sk_userlocks & SOCK_SNDBUF_LOCK))
+			WRITE_ONCE(smc->sk.sk_sndbuf, 4 * fold);
+		return smc_tx_space(c);
+	}
+	return min(smc_tx_space(c), smc_fold_widen_room(fold,
+							c->tx_prod.count));
 }
 
 /*
@@ -499,13 +539,14 @@ static u32 smc_rx_normal(struct sock *sk, const struct smc_rx_view *v)
 }
 
 /*
- * SO_RCVLOWAT as TCP applies it, but never more than the ring holds:
- * the peer cannot produce more than that before we read.
+ * SO_RCVLOWAT as TCP applies it, but never more than the window: the
+ * peer cannot produce more than that before we read.
  */
 static int smc_rcv_target(struct sock *sk, struct smc_conn *c,
 			  bool waitall, size_t len)
 {
-	return min_t(int, sock_rcvlowat(sk, waitall, len), c->rmb_ring);
+	return min_t(int, sock_rcvlowat(sk, waitall, len),
+		     smc_ring_window(&c->rx, c->rmb_ring));
 }
 
 static u8 smc_peer_flags(struct smc_conn *c)
@@ -603,10 +644,11 @@ int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 			rc = -EPIPE;
 			break;
 		}
-		space = smc_tx_space(c);
+		space = c->tx_widen ? smc_tx_widen(smc) : smc_tx_space(c);
 		if (!space) {
 			if (!waiting)
 				smc_stats_tx_full(smc, true);
+			smc_tx_want_widen(smc);
 			/* the peer must see what was held back, or never read */
 			smc_tx_flush(smc);
 			c->tx_prod_flags |= SMC_CDC_PF_WRITE_BLOCKED;
@@ -655,7 +697,7 @@ int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len)
 	}
 	if (waiting)
 		remove_wait_queue(sk_sleep(sk), &wait);
-	if (copied && c->tx.pages)
+	if (copied && c->tx.pg)
 		smc_tx_trim_arm(smc);
 	release_sock(sk);
 
@@ -692,7 +734,7 @@ static void smc_rx_consumed(struct smc_sock *smc,
 			    bool past_hole)
 {
 	struct smc_conn *c = &smc->conn;
-	u32 consumed, outstanding;
+	u32 consumed, outstanding, win;
 	struct smc_cursor prod;
 	bool blocked;
 
@@ -707,9 +749,16 @@ static void smc_rx_consumed(struct smc_sock *smc,
 	smc_rx_write_unlock(c);
 
 	consumed = smc_curs_diff(c->rmb_ring, &c->rx_cons_sent, &c->rx_cons);
+	/* up to the rule's least limit, only a forced update goes out */
+	if (consumed <= SMC_CDC_UPD_LIMIT_MIN && !past_mark && !past_hole)
+		return;
 	outstanding = smc_curs_diff(c->rmb_ring, &c->rx_cons_sent, &prod);
-	if (smc_cdc_cons_update_needed(c->rmb_ring, consumed, outstanding,
-				       blocked, past_mark || past_hole))
+	/* the room the peer may use is the window, not the whole ring */
+	win = smc_ring_window(&c->rx, c->rmb_ring);
+	if (c->rx.pg && win != c->rx_window)
+		WRITE_ONCE(c->rx_window, win);
+	if (smc_cdc_cons_update_needed(win, consumed, outstanding, blocked,
+				       past_mark || past_hole))
 		smc_tx_publish(smc);
 }
 

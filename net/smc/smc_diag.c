@@ -94,20 +94,23 @@ static int smc_diag_conninfo(struct sk_buff *skb, struct smc_sock *smc,
 	struct smc_conn *c = &smc->conn;
 	struct smc_diag_conninfo ci = {};
 	const struct smc_cursor *sent;
-	u32 hdr = 0;
+	u32 hdr = 0, peer_len = c->peer_len;
 
 	/* SMC-D writes reach the peer at once; SMC-R's with the next CDC */
 	sent = &c->tx_prod_sent;
 	if (smc->path == SMC_PATH_SMCD) {
 		hdr = SMCD_DMB_HDR_LEN;
 		sent = &c->tx_prod;
+		/* the windows as they are now: they grow */
+		peer_len = READ_ONCE(c->tx_fold);
 	}
 	if (tokens)
 		ci.token = c->alert_token;
-	ci.sndbuf_size = c->peer_len - hdr;
-	ci.rmbe_size = c->rmb_len;
-	ci.peer_rmbe_size = c->peer_len - hdr;
+	ci.sndbuf_size = peer_len - hdr;
+	ci.peer_rmbe_size = peer_len - hdr;
 	spin_lock_bh(&c->rx_lock);
+	/* the DMB goes under rx_lock */
+	ci.rmbe_size = c->rx.pg ? READ_ONCE(c->rx.pg->fold) : c->rmb_len;
 	smc_diag_curs(&ci.rx_prod, &c->peer_prod);
 	smc_diag_curs(&ci.rx_cons, &c->peer_cons);
 	ci.rx_prod_flags = c->peer_prod_flags;

@@ -17,6 +17,7 @@
 #include <linux/types.h>
 
 #include "smc_pnetid.h"
+#include "smc_ring.h"
 
 #define SMCD_DMB_HDR_LEN	32	/* CDC header at the start of a DMB */
 #define SMCD_DMB_MIN_LEN	(16 * 1024)
@@ -68,8 +69,11 @@ struct smcd_dmb {
 	/* the CDC header the peer writes, apart from the ring's pages */
 	u8			hdr[SMCD_DMB_HDR_LEN] __aligned(8);
 	u64			token;
-	/* the data ring, len - SMCD_DMB_HDR_LEN bytes; see smc_ring.h */
-	struct page		**pages;
+	/* the data ring, len - SMCD_DMB_HDR_LEN bytes (smc_ring.h): the
+	 * owner sets its window before the peer attaches, then only the
+	 * peer, its sender, changes it
+	 */
+	struct smc_ring_pages	ring;
 	u32			len;		/* whole DMB */
 	u32			sba_idx;
 	u8			size_class;	/* len == 16 KiB << size_class */

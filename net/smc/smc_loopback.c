@@ -15,9 +15,9 @@
  * A DMB's ring is made of pages that exist once the sender has written
  * into them (smc_ring.c): an idle connection costs its two DMB
  * structures, not their rings.  DMBs are pooled per size class with the
- * pages they have: a short connection takes a DMB from the pool and
- * only the 32-byte header needs clearing, since a reader never looks at
- * ring bytes the peer has not produced.
+ * first pages they have: a short connection takes a DMB from the pool
+ * and only the 32-byte header needs clearing, since a reader never
+ * looks at ring bytes the peer has not produced.
  */
 
 #define KMSG_COMPONENT "smc"
@@ -37,8 +37,11 @@
 #include "smc_ring.h"
 
 #define SMC_LO_TOKEN_BITS	12
-/* bytes of idle DMBs kept per size class */
-#define SMC_LO_POOL_BYTES	(4 * 1024 * 1024)
+/*
+ * Idle DMBs kept per size class.  A pooled DMB holds its page array and
+ * at most its first few ring pages (smc_ring_pages_shrink()), whatever
+ * its class.
+ */
 #define SMC_LO_POOL_MAX		64
 
 struct smc_lo_dev {
@@ -61,13 +64,6 @@ static struct smc_lo_dev *smc_lo_of(struct smcd_dev *dev)
 	return container_of(dev, struct smc_lo_dev, smcd);
 }
 
-static unsigned int smc_lo_pool_max(u8 size_class)
-{
-	return clamp_t(unsigned int,
-		       SMC_LO_POOL_BYTES / smcd_dmb_class_len(size_class),
-		       2, SMC_LO_POOL_MAX);
-}
-
 /* lo->lock held */
 static struct smcd_dmb *smc_lo_find(struct smc_lo_dev *lo, u64 token)
 {
@@ -82,7 +78,7 @@ static struct smcd_dmb *smc_lo_find(struct smc_lo_dev *lo, u64 token)
 
 static void smc_lo_dmb_free(struct smcd_dmb *dmb)
 {
-	smc_ring_pages_free(dmb->pages, dmb->len - SMCD_DMB_HDR_LEN);
+	smc_ring_pages_free(&dmb->ring);
 	kfree(dmb);
 }
 
@@ -94,8 +90,9 @@ static void smc_lo_dmb_put(struct smc_lo_dev *lo, struct smcd_dmb *dmb)
 	if (!refcount_dec_and_test(&dmb->refs))
 		return;
 	ida_free(&lo->sba_ida, dmb->sba_idx);
+	smc_ring_pages_shrink(&dmb->ring);
 	spin_lock_bh(&lo->lock);
-	if (lo->pool_len[c] < smc_lo_pool_max(c)) {
+	if (lo->pool_len[c] < SMC_LO_POOL_MAX) {
 		list_add(&dmb->pool_node, &lo->pool[c]);
 		lo->pool_len[c]++;
 		dmb = NULL;
@@ -127,12 +124,7 @@ static struct smcd_dmb *smc_lo_dmb_alloc(struct smc_lo_dev *lo, u8 c)
 	dmb->len = smcd_dmb_class_len(c);
 	dmb->size_class = c;
 	dmb->dev = &lo->smcd;
-	dmb->pages = smc_ring_pages_alloc(dmb->len - SMCD_DMB_HDR_LEN,
-					  GFP_KERNEL_ACCOUNT);
-	if (!dmb->pages) {
-		kfree(dmb);
-		return NULL;
-	}
+	smc_ring_pages_init(&dmb->ring, dmb->len - SMCD_DMB_HDR_LEN);
 	return dmb;
 }
 

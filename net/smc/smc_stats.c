@@ -130,10 +130,10 @@ void smc_stats_tx(struct smc_sock *smc, size_t len, int rc, bool oob)
 		return;
 	SMC_STAT_ADD(smc->stats, t, tx_bytes, rc);
 	SMC_STAT_INC(smc->stats, t, tx_pload[smc_stats_bucket(len)]);
-	/* the peer's ring is what a write can fill at most */
-	if (len > READ_ONCE(c->peer_len))
+	/* the peer's ring (its window) is what a write can fill at most */
+	if (len > (READ_ONCE(c->tx_fold) ?: READ_ONCE(c->peer_len)))
 		SMC_STAT_INC(smc->stats, t, tx_buf.size_small_peer_cnt);
-	if (len > READ_ONCE(c->tx_ring))
+	if (len > smc_conn_tx_window(c))
 		SMC_STAT_INC(smc->stats, t, tx_buf.size_small_cnt);
 }
 
@@ -147,7 +147,7 @@ void smc_stats_rx(struct smc_sock *smc, size_t len, int rc, bool oob,
 	SMC_STAT_INC(smc->stats, t, rx_cnt);
 	if (oob)
 		SMC_STAT_INC(smc->stats, t, urg_data_cnt);
-	if (readable && readable >= READ_ONCE(c->rmb_ring))
+	if (readable && readable >= smc_conn_rx_window(c))
 		SMC_STAT_INC(smc->stats, t, rx_buf.full_cnt);
 	if (len < readable)
 		SMC_STAT_INC(smc->stats, t, rx_buf.size_small_cnt);

@@ -209,8 +209,11 @@ static u64 smcd_conn_id(const struct smc_sock *smc, bool server)
 }
 
 /*
- * Register our DMB for @peer, sized after the receive buffer; smaller
- * on failure
+ * Register our DMB for @peer, smaller on failure.  The receive buffer
+ * sizes its window; unless the application chose that size, the DMB is
+ * the largest there is, for the sender to widen the window into as the
+ * connection gets busy (see smc_tx_widen()).  Its pages only ever hold
+ * the window, so a large DMB costs nothing more than its page array.
  */
 static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev,
 			      const struct smcd_end *peer)
@@ -218,18 +221,21 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev,
 	struct smc_conn *c = &smc->conn;
 	struct mem_cgroup *memcg, *old = NULL;
 	struct smcd_dmb *dmb;
-	int comp, want;
+	int comp, want, top;
+	u32 fold;
 
 	/* the budget spent: Decline as a device out of DMBs */
 	if (!smcd_budget_get(smc))
 		return -ENOSPC;
 	want = smc_buf_compress(READ_ONCE(smc->sk.sk_rcvbuf) / 2,
 				SMCD_DMB_MAX_CLASS);
+	top = smc->sk.sk_userlocks & SOCK_RCVBUF_LOCK ? want :
+	      SMCD_DMB_MAX_CLASS;
 	/* a child's DMB is its listener's memory, not the worker's */
 	memcg = smc->listen_smc ? smc->listen_smc->sk.sk_memcg : NULL;
 	if (memcg)
 		old = set_active_memcg(memcg);
-	for (comp = want; comp >= 0; comp--) {
+	for (comp = top; comp >= 0; comp--) {
 		dmb = dev->ops->register_dmb(dev, smcd_dmb_class_len(comp),
 					     peer);
 		if (!IS_ERR(dmb))
@@ -237,27 +243,37 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev,
 		if (PTR_ERR(dmb) == -ENOSPC)
 			break;
 	}
+	if (!IS_ERR(dmb)) {
+		/* the window: the whole DMB if that is less than asked for,
+		 * what the first page array reaches if no larger one comes
+		 */
+		fold = min(smcd_dmb_class_len(want), dmb->len);
+		if (smc_ring_pages_reach(&dmb->ring, fold))
+			fold = SMC_RING_FIRST * PAGE_SIZE;
+		dmb->ring.fold = fold;
+	}
 	if (memcg)
 		set_active_memcg(old);
 	if (IS_ERR(dmb)) {
 		smcd_budget_put(smc);
 		return PTR_ERR(dmb) == -ENOSPC ? -ENOSPC : -ENOMEM;
 	}
-	smc_stats_buf_get(smc->stats, SMC_STATS_D, true, dmb->len, false,
-			  comp < want);
+	smc_stats_buf_get(smc->stats, SMC_STATS_D, true, dmb->ring.fold,
+			  false, comp < want);
 
 	smc_conn_init(c);
 	c->dev = dev;
 	c->rmb = dmb;
-	c->rmb_len = dmb->len;
+	c->rmb_len = dmb->ring.fold;
 	c->rmb_token = dmb->token;
 	c->rmb_ring = dmb->len - SMCD_DMB_HDR_LEN;
-	smc_ring_set_pages(&c->rx, dmb->pages, c->rmb_ring);
+	smc_ring_set_pages(&c->rx, &dmb->ring);
+	c->rx_window = smc_fold_window(c->rmb_ring, dmb->ring.fold);
 	dmb->notify = smcd_conn_notify;
 	rcu_assign_pointer(dmb->priv, smc);
 	/* what the application may keep buffered, unless it chose */
 	if (!(smc->sk.sk_userlocks & SOCK_RCVBUF_LOCK))
-		WRITE_ONCE(smc->sk.sk_rcvbuf, 2 * dmb->len);
+		WRITE_ONCE(smc->sk.sk_rcvbuf, 2 * dmb->ring.fold);
 	return 0;
 }
 
@@ -275,15 +291,17 @@ static int smcd_conn_attach(struct smc_sock *smc, u64 token, u64 conn)
 	if (IS_ERR(peer))
 		return PTR_ERR(peer);
 	c->peer = peer;
-	c->peer_len = peer->len;
+	/* the window the peer set, before it told us the token */
+	c->peer_len = peer->ring.fold;
+	c->tx_fold = peer->ring.fold;
 	c->peer_token = token;
-	smc_stats_buf_get(smc->stats, SMC_STATS_D, false, peer->len, false,
+	smc_stats_buf_get(smc->stats, SMC_STATS_D, false, c->peer_len, false,
 			  false);
 	c->tx_ring = peer->len - SMCD_DMB_HDR_LEN;
-	smc_ring_set_pages(&c->tx, peer->pages, c->tx_ring);
+	smc_ring_set_pages(&c->tx, &peer->ring);
 	peer->hdr[0] = SMC_CDC_MSG_TYPE;
 	if (!(smc->sk.sk_userlocks & SOCK_SNDBUF_LOCK))
-		WRITE_ONCE(smc->sk.sk_sndbuf, 2 * peer->len);
+		WRITE_ONCE(smc->sk.sk_sndbuf, 2 * c->peer_len);
 	return 0;
 }
 
@@ -305,7 +323,7 @@ void smcd_conn_teardown(struct smc_sock *smc)
 		smc_rx_write_lock(c);
 		smc_ring_clear(&c->rx);
 		smc_rx_write_unlock(c);
-		smc_stats_buf_put(smc->stats, SMC_STATS_D, true, c->rmb->len);
+		smc_stats_buf_put(smc->stats, SMC_STATS_D, true, c->rmb_len);
 		dev->ops->unregister_dmb(dev, c->rmb);
 		c->rmb = NULL;
 		smcd_budget_put(smc);
@@ -313,7 +331,7 @@ void smcd_conn_teardown(struct smc_sock *smc)
 	if (c->peer) {
 		smc_tx_trim_cancel(smc);
 		smc_stats_buf_put(smc->stats, SMC_STATS_D, false,
-				  c->peer->len);
+				  c->peer_len);
 		dev->ops->detach_dmb(dev, c->peer);
 		c->peer = NULL;
 		smc_ring_clear(&c->tx);

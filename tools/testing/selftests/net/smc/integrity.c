@@ -36,6 +36,12 @@
  * past the sender's idle second, and at least 13 pages go
  * back within 8 s of the read, the data intact; the second write must
  * make its pages anew (the first may find them in a pooled DMB).
+ * dmb_window_widens: 2.4 MB of 4 KiB ping-pong keeps both windows at
+ * their first 64 KiB and makes no more than a window's pages in each
+ * ring; then 16 MiB to a reader that pauses every 2 MiB widens the
+ * receiver's window to the whole 1 MiB DMB, data intact, the sender's
+ * SO_SNDBUF following.  dmb_window_so_rcvbuf: the same with SO_RCVBUF
+ * set on the receiver keeps its window at what it asked for.
  *
  * Last the urgent-data cases, each over TCP and then over SMC-D, both
  * must pass and the readers of both must see the same: full-duplex
@@ -865,7 +871,157 @@ static int dmb_ring_pages_case(uint64_t seed)
 	return ok;
 }
 
-/* The DMB cases; they count NR_DMB_CASES + 3 results */
+/* ---- the window ---- */
+
+#define WINDOW_FIRST	(64 * KIB)	/* the default DMB's window */
+#define WINDOW_TOP	MIB		/* the largest DMB */
+#define PINGPONG_MSG	4096
+#define PINGPONG_ROUNDS	600		/* 2.4 MB each way: past 2 rings */
+#define WIDEN_BULK	(16 * MIB)
+#define WIDEN_PAUSE	(2 * MIB)	/* the reader pauses after each */
+
+/* What smc_diag says of @fd's window and its peer's */
+static int windows_of(int fd, const char *end, unsigned int *own,
+		      unsigned int *peer)
+{
+	struct smc_sock_info si;
+
+	if (!lookup_smcd(fd, end, &si))
+		return 0;
+	*own = si.conn.rmbe_size;
+	*peer = si.conn.peer_rmbe_size;
+	return 1;
+}
+
+/* 4 KiB requests and replies: neither window ever fills */
+static int window_pingpong(int cli, int srv, uint64_t *s)
+{
+	static uint8_t out[PINGPONG_MSG], in[PINGPONG_MSG];
+	int i;
+
+	for (i = 0; i < PINGPONG_ROUNDS; i++) {
+		fill_rand(out, sizeof(out), s);
+		if (send_all(cli, out, sizeof(out), 0) ||
+		    recv_exact(srv, in, sizeof(in)) ||
+		    memcmp(in, out, sizeof(in)) ||
+		    send_all(srv, in, sizeof(in), 0) ||
+		    recv_exact(cli, in, sizeof(in)) ||
+		    memcmp(in, out, sizeof(in))) {
+			ktap_diag("ping-pong round %d: %s", i,
+				  errno ? strerror(errno) : "data differs");
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * WIDEN_BULK from client to server through a reader that pauses after
+ * every WIDEN_PAUSE bytes, so that the writer finds the window full
+ * again and again; the data must arrive intact.
+ */
+static int window_bulk(int cli, int srv, uint64_t seed)
+{
+	struct stream w = { .fd = cli, .seed = seed, .len = WIDEN_BULK };
+	uint8_t *buf = malloc(CHUNK_MAX), digest[32];
+	uint64_t got = 0, next = WIDEN_PAUSE;
+	struct sha256 h;
+	pthread_t t;
+	ssize_t r;
+
+	if (!buf || pthread_create(&t, NULL, writer, &w)) {
+		free(buf);
+		return 0;
+	}
+	sha256_init(&h);
+	for (;;) {
+		r = recv(srv, buf, 64 * KIB, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		sha256_update(&h, buf, r);
+		got += r;
+		if (got >= next) {
+			msleep(100);
+			next += WIDEN_PAUSE;
+		}
+	}
+	sha256_final(&h, digest);
+	pthread_join(t, NULL);
+	free(buf);
+	if (w.err || got != WIDEN_BULK || memcmp(digest, w.digest, 32)) {
+		ktap_diag("bulk: %llu of %d bytes read, writer %s, %s",
+			  (unsigned long long)got, WIDEN_BULK,
+			  w.err ? strerror(w.err) : "ok",
+			  memcmp(digest, w.digest, 32) ? "data differs" :
+			  "data intact");
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * dmb_window: over SMC-D with default buffers, a connection starts with
+ * the window net.smc.rmem gives, and keeps it while it never fills it:
+ * 2.4 MB of ping-pong, through rings of 1 MiB, makes no more than a
+ * window's pages in each (debugfs dmb_bytes).  A bulk writer that keeps
+ * finding the window full widens it to the whole DMB, the data intact,
+ * SO_SNDBUF following.  With SO_RCVBUF set on the receiver (@locked)
+ * the window stays what the application asked for.
+ */
+static int dmb_window_case(uint64_t seed, int locked)
+{
+	struct bufopts bo = { .s_rcv = locked ? WINDOW_FIRST : 0 };
+	unsigned int own, peer, cown, cpeer, top;
+	long long before, after;
+	uint64_t s = seed | 1;
+	int cli, srv, ok = 0;
+
+	if (make_pair(AF_INET, &cli, &srv, &bo))
+		return 0;
+	if (!check_paths(cli, srv))
+		goto out;
+	before = ring_bytes();
+	if (!window_pingpong(cli, srv, &s))
+		goto out;
+	after = ring_bytes();
+	if (!windows_of(srv, "server", &own, &peer))
+		goto out;
+	ktap_diag("ping-pong: windows %u and %u, ring pages %lld -> %lld bytes",
+		  own, peer, before, after);
+	if (own != WINDOW_FIRST || peer != WINDOW_FIRST - DMB_HDR_LEN) {
+		ktap_diag("the windows grew without ever being full");
+		goto out;
+	}
+	if (after - before > 2 * WINDOW_FIRST) {
+		ktap_diag("%lld bytes of ring pages for two windows of %d",
+			  after - before, WINDOW_FIRST);
+		goto out;
+	}
+	if (!window_bulk(cli, srv, seed + 1) ||
+	    !windows_of(srv, "server", &own, &peer) ||
+	    !windows_of(cli, "client", &cown, &cpeer))
+		goto out;
+	top = locked ? WINDOW_FIRST : WINDOW_TOP;
+	ktap_diag("after %d bytes: server window %u, client's view %u, SO_SNDBUF %d",
+		  WIDEN_BULK, own, cpeer, get_buf(cli, SO_SNDBUF));
+	if (own != top || cpeer != top - DMB_HDR_LEN) {
+		ktap_diag("expected a window of %u", top);
+		goto out;
+	}
+	if (!locked && get_buf(cli, SO_SNDBUF) != 2 * WINDOW_TOP) {
+		ktap_diag("SO_SNDBUF did not follow the window");
+		goto out;
+	}
+	ok = 1;
+out:
+	close(cli);
+	close(srv);
+	return ok;
+}
+
+/* The DMB cases; they count NR_DMB_CASES + 5 results */
 static void dmb_cases_run(uint64_t seed)
 {
 	struct bufopts bo = { 0 };
@@ -890,6 +1046,8 @@ static void dmb_cases_run(uint64_t seed)
 		rmem_restore();
 	}
 	ktap_result(dmb_ring_pages_case(seed + 2500), "dmb_ring_pages");
+	ktap_result(dmb_window_case(seed + 2600, 0), "dmb_window_widens");
+	ktap_result(dmb_window_case(seed + 2700, 1), "dmb_window_so_rcvbuf");
 }
 
 /* ---- urgent data ---- */
@@ -1435,6 +1593,8 @@ static void smcd_cases_skip(int dmb, int oob, const char *why)
 		ktap_skip("dmb_all_classes_used", why);
 		ktap_skip("dmb_sysctl_rmem", why);
 		ktap_skip("dmb_ring_pages", why);
+		ktap_skip("dmb_window_widens", why);
+		ktap_skip("dmb_window_so_rcvbuf", why);
 	}
 	for (i = 0; oob && i < NR_OOB_CASES; i++)
 		ktap_skip(oob_cases[i].name, why);
@@ -1540,7 +1700,7 @@ int main(void)
 	signal(SIGINT, on_term);
 	alarm(env_u64("INTEGRITY_TIMEOUT", 360));
 
-	ktap_header(iters + 4 + (dmb ? NR_DMB_CASES + 3 : 0) +
+	ktap_header(iters + 4 + (dmb ? NR_DMB_CASES + 5 : 0) +
 		    (oob ? NR_OOB_CASES + 1 : 0));
 	ktap_diag("seed %llu (rerun with INTEGRITY_SEED=%llu), %llu iterations, max %llu bytes%s",
 		  (unsigned long long)seed, (unsigned long long)seed,
