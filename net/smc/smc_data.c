@@ -539,14 +539,19 @@ static u32 smc_rx_normal(struct sock *sk, const struct smc_rx_view *v)
 }
 
 /*
- * SO_RCVLOWAT as TCP applies it, but never more than the window: the
- * peer cannot produce more than that before we read.
+ * SO_RCVLOWAT or MSG_WAITALL as TCP applies them.  A reader that
+ * consumes as it waits (@consumes) makes room for the peer to produce
+ * more: it waits for all it asked.  A peek or poll never waits for more
+ * than the window, which is all the peer can produce before we read.
  */
 static int smc_rcv_target(struct sock *sk, struct smc_conn *c,
-			  bool waitall, size_t len)
+			  bool waitall, size_t len, bool consumes)
 {
-	return min_t(int, sock_rcvlowat(sk, waitall, len),
-		     smc_ring_window(&c->rx, c->rmb_ring));
+	int target = sock_rcvlowat(sk, waitall, len);
+
+	if (consumes)
+		return target;
+	return min_t(int, target, smc_ring_window(&c->rx, c->rmb_ring));
 }
 
 static u8 smc_peer_flags(struct smc_conn *c)
@@ -849,7 +854,7 @@ int smc_conn_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 
 	lock_sock(sk);
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
-	target = smc_rcv_target(sk, c, flags & MSG_WAITALL, len);
+	target = smc_rcv_target(sk, c, flags & MSG_WAITALL, len, !peek);
 	cons = c->rx_cons;
 	for (;;) {
 		smc_rx_look(c, &cons, &v);
@@ -929,7 +934,7 @@ __poll_t smc_conn_poll(struct smc_sock *smc)
 		smc_rx_look(c, &c->rx_cons, &v);
 		readable = smc_rx_normal(sk, &v);
 		if (readable && readable >= smc_rcv_target(sk, c, false,
-							   INT_MAX))
+							   INT_MAX, false))
 			mask |= EPOLLIN | EPOLLRDNORM;
 		if (v.urg_state == SMC_URG_VALID)
 			mask |= EPOLLPRI;

@@ -1316,6 +1316,32 @@ static void sc_recv_waitall(struct ctx *c)
 	CLOSE(cli, srv);
 }
 
+/*
+ * MSG_WAITALL for more than the receive buffer holds: the reader makes
+ * room as it reads, so TCP returns all of it in one call
+ */
+static void sc_recv_waitall_large(struct ctx *c)
+{
+	const long len = 5 * 200000;
+	struct piece_arg a;
+	pthread_t t;
+	int cli, srv;
+	char *b = malloc(len);
+	long n;
+
+	if (!b || pair(c, &cli, &srv)) {
+		free(b);
+		return;
+	}
+	a = (struct piece_arg){ cli, 5, 200000, 20 };
+	pthread_create(&t, NULL, piece_sender, &a);
+	n = CALL(c, "recv WAITALL 1000000", recv(srv, b, len, MSG_WAITALL));
+	rec_data(c, "waitall", b, n);
+	pthread_join(t, NULL);
+	CLOSE(cli, srv);
+	free(b);
+}
+
 static void sc_recv_dontwait(struct ctx *c)
 {
 	int cli, srv;
@@ -2316,6 +2342,7 @@ static const struct scenario scenarios[] = {
 	{ "recv_peek", sc_recv_peek, AF_INET },
 	{ "recv_peek_v6", sc_recv_peek, AF_INET6 },
 	{ "recv_waitall", sc_recv_waitall, AF_INET },
+	{ "recv_waitall_large", sc_recv_waitall_large, AF_INET },
 	{ "recv_dontwait", sc_recv_dontwait, AF_INET },
 	{ "recv_unconnected", sc_recv_unconnected, AF_INET },
 	{ "oob", sc_oob, AF_INET },
