@@ -66,6 +66,13 @@ else
 	[ "$MODE" = normal ] && BULK_RUNS=5
 fi
 
+# In the normal mode TCP's and our SMC-D's further 64 KiB stream runs
+# take turns (bulk_turns) instead of coming path after path: the host's
+# load drifts, and TCP's median moved by a fifth between two boots of
+# the same kernel, SMC-D's ratio with it.
+TURNS=0
+[ "$BULK_RUNS" -gt 1 ] && part tcp && part smcd && TURNS=1
+
 # redir_begin: in the sockmap part, the redirect counters back to 0
 redir_begin() {
 	[ -z "$REDIRECT" ] || "$SOCKMAP" stats "$SOCKMAP_PIN" reset >/dev/null
@@ -111,13 +118,14 @@ record() {
 # micro PATHNAME TRANSPORT [EXPECT]: the smcbench runs; over smc each
 # run must take path EXPECT (default smcd)
 micro() {
-	local path=$1 t=$2 want=${3:-smcd} expect=() s r
+	local path=$1 t=$2 want=${3:-smcd} expect=() s r runs=$BULK_RUNS
 	[ "$t" = smc ] && expect=(--expect "$want")
 	for s in 1024 8192 65536; do
 		record "$path" -t "$t" -m stream -s "$s" -n "$STREAM_BYTES" \
 			"${expect[@]}"
 	done
-	for ((r = 2; r <= BULK_RUNS; r++)); do
+	[ "$TURNS" = 1 ] && { [ "$path" = tcp ] || [ "$path" = smcd ]; } && runs=1
+	for ((r = 2; r <= runs; r++)); do
 		record "$path" -t "$t" -m stream -s 65536 -n "$STREAM_BYTES" \
 			--tag "run$r" "${expect[@]}"
 	done
@@ -353,6 +361,20 @@ if part smcd; then
 	app_nginx smcd "$SMC_RUN"
 	app_iperf smcd "$SMC_RUN"
 fi
+
+# bulk_turns: the further 64 KiB stream runs of TCP and our SMC-D, by turns
+bulk_turns() {
+	local r
+
+	for ((r = 2; r <= BULK_RUNS; r++)); do
+		record tcp -t tcp -m stream -s 65536 -n "$STREAM_BYTES" \
+			--tag "run$r"
+		record smcd -t smc -m stream -s 65536 -n "$STREAM_BYTES" \
+			--tag "run$r" --expect smcd
+	done
+}
+
+[ "$TURNS" = 1 ] && bulk_turns
 
 # TCP between sockets that BPF sockmap redirection joins, as Envoy,
 # Merbridge and Cilium's sockops acceleration deploy it: the part runs
