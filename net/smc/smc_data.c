@@ -416,14 +416,20 @@ void smc_tx_trim_cancel(struct smc_sock *smc)
 		sock_put(&smc->sk);
 }
 
-/* Bytes we may still write into the peer's ring: its window, less ours */
-static u32 smc_tx_space(struct smc_conn *c)
+/* Of the peer's window, what @used bytes in flight leave */
+static u32 smc_tx_room(struct smc_conn *c, u32 used)
 {
-	struct smc_cursor cons = smc_rx_curs(c, &c->peer_cons);
-	u32 used = smc_curs_diff(c->tx_ring, &cons, &c->tx_prod);
 	u32 win = smc_ring_window(&c->tx, c->tx_ring);
 
 	return used < win ? win - used : 0;
+}
+
+/* Bytes we may still write into the peer's ring */
+static u32 smc_tx_space(struct smc_conn *c)
+{
+	struct smc_cursor cons = smc_rx_curs(c, &c->peer_cons);
+
+	return smc_tx_room(c, smc_curs_diff(c->tx_ring, &cons, &c->tx_prod));
 }
 
 /*
@@ -450,18 +456,18 @@ static u32 smc_tx_widen(struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
 	struct smc_cursor cons = smc_rx_curs(c, &c->peer_cons);
+	u32 used = smc_curs_diff(c->tx_ring, &cons, &c->tx_prod);
 	u32 fold = c->tx.pg->fold;
 
-	if (smc_ring_widen(&c->tx, c->tx_ring, cons.count,
-			   smc_curs_diff(c->tx_ring, &cons, &c->tx_prod))) {
+	if (smc_ring_widen(&c->tx, c->tx_ring, cons.count, used)) {
 		c->tx_widen = false;
 		WRITE_ONCE(c->tx_fold, 2 * fold);
 		if (!(smc->sk.sk_userlocks & SOCK_SNDBUF_LOCK))
 			WRITE_ONCE(smc->sk.sk_sndbuf, 4 * fold);
-		return smc_tx_space(c);
+		return smc_tx_room(c, used);
 	}
-	return min(smc_tx_space(c), smc_fold_widen_room(fold,
-							c->tx_prod.count));
+	return min(smc_tx_room(c, used),
+		   smc_fold_widen_room(fold, c->tx_prod.count));
 }
 
 /*

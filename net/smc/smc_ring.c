@@ -23,10 +23,10 @@ static atomic_long_t smc_ring_bytes = ATOMIC_LONG_INIT(0);
 #define SMC_RING_CHUNK		BIT(SMC_RING_CHUNK_ORDER)
 
 /* Entries in the page array in use */
-static u32 smc_ring_slots(const struct smc_ring_pages *pg, struct page **pages)
+static u32 smc_ring_slots(const struct smc_ring_pages *pg)
 {
-	return pages == pg->first ? min_t(u32, pg->npages, SMC_RING_FIRST) :
-	       pg->npages;
+	return pg->pages == pg->first ?
+	       min_t(u32, pg->npages, SMC_RING_FIRST) : pg->npages;
 }
 
 /*
@@ -91,6 +91,24 @@ static u32 smc_ring_run(struct page **pages, u32 off, u32 n, void **at)
 	return min(k, n);
 }
 
+/* Copy @run bytes between @it and storage offset @at_off; @in: into it */
+static int smc_ring_copy_run(struct page **pages, u32 at_off, u32 run,
+			     struct iov_iter *it, bool in)
+{
+	u32 k;
+	void *at;
+
+	while (run) {
+		k = smc_ring_run(pages, at_off, run, &at);
+		if ((in ? _copy_from_iter(at, k, it) :
+			  _copy_to_iter(at, k, it)) != k)
+			return -EFAULT;
+		at_off += k;
+		run -= k;
+	}
+	return 0;
+}
+
 /*
  * Copy @n bytes from @from to ring offset @off; no wrap inside.  Only
  * the sender writes, and only it changes the fold and the array.
@@ -99,8 +117,8 @@ int smc_ring_copy_in(const struct smc_ring *r, u32 off, struct iov_iter *from,
 		     u32 n)
 {
 	struct smc_ring_pages *pg = r->pg;
-	u32 fold, i, k, at_off, run;
-	void *at;
+	u32 fold, i, at_off, run;
+	int rc;
 
 	if (r->flat)
 		return copy_from_iter(r->flat + off, n, from) == n ? 0 : -EFAULT;
@@ -113,15 +131,11 @@ int smc_ring_copy_in(const struct smc_ring *r, u32 off, struct iov_iter *from,
 		     i <= (at_off + run - 1) >> PAGE_SHIFT; i++)
 			if (!pg->pages[i] && smc_ring_make(pg, i))
 				return -ENOMEM;
+		rc = smc_ring_copy_run(pg->pages, at_off, run, from, true);
+		if (rc)
+			return rc;
 		off += run;
 		n -= run;
-		while (run) {
-			k = smc_ring_run(pg->pages, at_off, run, &at);
-			if (_copy_from_iter(at, k, from) != k)
-				return -EFAULT;
-			at_off += k;
-			run -= k;
-		}
 	}
 	return 0;
 }
@@ -136,8 +150,8 @@ int smc_ring_copy_out(const struct smc_ring *r, u32 off, struct iov_iter *to,
 		      u32 n)
 {
 	struct page **pages;
-	u32 fold, k, at_off, run;
-	void *at;
+	u32 fold, at_off, run;
+	int rc;
 
 	if (r->flat)
 		return copy_to_iter(r->flat + off, n, to) == n ? 0 : -EFAULT;
@@ -146,15 +160,11 @@ int smc_ring_copy_out(const struct smc_ring *r, u32 off, struct iov_iter *to,
 	while (n) {
 		at_off = off & (fold - 1);
 		run = min(n, fold - at_off);
+		rc = smc_ring_copy_run(pages, at_off, run, to, false);
+		if (rc)
+			return rc;
 		off += run;
 		n -= run;
-		while (run) {
-			k = smc_ring_run(pages, at_off, run, &at);
-			if (_copy_to_iter(at, k, to) != k)
-				return -EFAULT;
-			at_off += k;
-			run -= k;
-		}
 	}
 	return 0;
 }
@@ -191,7 +201,7 @@ unsigned int smc_ring_trim(const struct smc_ring *r, u32 len, u32 off, u32 n)
 	if (!pg)
 		return 0;
 	fold = pg->fold;
-	slots = smc_ring_slots(pg, pg->pages);
+	slots = smc_ring_slots(pg);
 	/* a window's worth is at most two runs: a fold's end, a wrap */
 	if (n > smc_fold_window(len, fold) || off >= len)
 		return slots;
@@ -296,7 +306,7 @@ void smc_ring_pages_free(struct smc_ring_pages *pg)
 	u32 i, n;
 
 	smc_ring_pages_shrink(pg);
-	n = smc_ring_slots(pg, pg->pages);
+	n = smc_ring_slots(pg);
 	for (i = 0; i < n; i++)
 		smc_ring_page_free(&pg->pages[i]);
 }
