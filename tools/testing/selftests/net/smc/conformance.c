@@ -1296,21 +1296,35 @@ static void *piece_sender(void *p)
 	return NULL;
 }
 
+/*
+ * @pieces of @size bytes, @delay_ms apart, read with one MSG_WAITALL
+ * recv of them all; the pair stays open
+ */
+static void waitall_pieces(struct ctx *c, int cli, int srv, int pieces,
+			   int size, int delay_ms)
+{
+	struct piece_arg a = { cli, pieces, size, delay_ms };
+	long len = (long)pieces * size, n;
+	char *b = malloc(len);
+	char what[48];
+	pthread_t t;
+
+	pthread_create(&t, NULL, piece_sender, &a);
+	snprintf(what, sizeof(what), "recv WAITALL %ld", len);
+	n = CALL(c, what, recv(srv, b, len, MSG_WAITALL));
+	rec_data(c, "waitall", b, n);
+	pthread_join(t, NULL);
+	free(b);
+}
+
 static void sc_recv_waitall(struct ctx *c)
 {
-	struct piece_arg a;
-	pthread_t t;
 	int cli, srv;
-	char b[4000];
-	long n;
+	char b[100];
 
 	if (pair(c, &cli, &srv))
 		return;
-	a = (struct piece_arg){ cli, 3, 1000, 60 };
-	pthread_create(&t, NULL, piece_sender, &a);
-	n = CALL(c, "recv WAITALL 3000", recv(srv, b, 3000, MSG_WAITALL));
-	rec_data(c, "waitall", b, n);
-	pthread_join(t, NULL);
+	waitall_pieces(c, cli, srv, 3, 1000, 60);
 	CALL(c, "shutdown WR", shutdown(cli, SHUT_WR));
 	CALL(c, "recv WAITALL at EOF", recv(srv, b, 100, MSG_WAITALL));
 	CLOSE(cli, srv);
@@ -1322,24 +1336,12 @@ static void sc_recv_waitall(struct ctx *c)
  */
 static void sc_recv_waitall_large(struct ctx *c)
 {
-	const long len = 5 * 200000;
-	struct piece_arg a;
-	pthread_t t;
 	int cli, srv;
-	char *b = malloc(len);
-	long n;
 
-	if (!b || pair(c, &cli, &srv)) {
-		free(b);
+	if (pair(c, &cli, &srv))
 		return;
-	}
-	a = (struct piece_arg){ cli, 5, 200000, 20 };
-	pthread_create(&t, NULL, piece_sender, &a);
-	n = CALL(c, "recv WAITALL 1000000", recv(srv, b, len, MSG_WAITALL));
-	rec_data(c, "waitall", b, n);
-	pthread_join(t, NULL);
+	waitall_pieces(c, cli, srv, 5, 200000, 20);
 	CLOSE(cli, srv);
-	free(b);
 }
 
 static void sc_recv_dontwait(struct ctx *c)

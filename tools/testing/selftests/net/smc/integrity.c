@@ -183,6 +183,7 @@ struct stream {
 	uint64_t seed;		/* data and chunk size generator */
 	uint64_t len;		/* writer: bytes to send */
 	uint64_t done;		/* bytes written / read */
+	uint64_t pause_every;	/* reader: pause 100 ms after each, 0: none */
 	int err;		/* errno on failure */
 	uint8_t digest[32];
 };
@@ -260,7 +261,7 @@ out:
 static void *reader(void *arg)
 {
 	struct stream *st = arg;
-	uint64_t cs = st->seed | 1;
+	uint64_t cs = st->seed | 1, pause_at = st->pause_every;
 	uint8_t *buf = malloc(CHUNK_MAX);
 	struct sha256 h;
 
@@ -279,6 +280,10 @@ static void *reader(void *arg)
 			break;
 		sha256_update(&h, buf, r);
 		st->done += r;
+		if (pause_at && st->done >= pause_at) {
+			msleep(100);
+			pause_at += st->pause_every;
+		}
 	}
 	sha256_final(&h, st->digest);
 	free(buf);
@@ -923,38 +928,21 @@ static int window_pingpong(int cli, int srv, uint64_t *s)
 static int window_bulk(int cli, int srv, uint64_t seed)
 {
 	struct stream w = { .fd = cli, .seed = seed, .len = WIDEN_BULK };
-	uint8_t *buf = malloc(CHUNK_MAX), digest[32];
-	uint64_t got = 0, next = WIDEN_PAUSE;
-	struct sha256 h;
+	struct stream r = { .fd = srv, .seed = seed + 1,
+			    .pause_every = WIDEN_PAUSE };
 	pthread_t t;
-	ssize_t r;
 
-	if (!buf || pthread_create(&t, NULL, writer, &w)) {
-		free(buf);
+	if (pthread_create(&t, NULL, writer, &w))
 		return 0;
-	}
-	sha256_init(&h);
-	for (;;) {
-		r = recv(srv, buf, 64 * KIB, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		sha256_update(&h, buf, r);
-		got += r;
-		if (got >= next) {
-			msleep(100);
-			next += WIDEN_PAUSE;
-		}
-	}
-	sha256_final(&h, digest);
+	reader(&r);
 	pthread_join(t, NULL);
-	free(buf);
-	if (w.err || got != WIDEN_BULK || memcmp(digest, w.digest, 32)) {
-		ktap_diag("bulk: %llu of %d bytes read, writer %s, %s",
-			  (unsigned long long)got, WIDEN_BULK,
+	if (w.err || r.err || r.done != WIDEN_BULK ||
+	    memcmp(r.digest, w.digest, 32)) {
+		ktap_diag("bulk: %llu of %d bytes read, writer %s, reader %s, %s",
+			  (unsigned long long)r.done, WIDEN_BULK,
 			  w.err ? strerror(w.err) : "ok",
-			  memcmp(digest, w.digest, 32) ? "data differs" :
+			  r.err ? strerror(r.err) : "ok",
+			  memcmp(r.digest, w.digest, 32) ? "data differs" :
 			  "data intact");
 		return 0;
 	}
