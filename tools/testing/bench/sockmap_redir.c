@@ -113,6 +113,21 @@ static int emit_key(struct bpf_insn *p, bool self, int lip, int rip,
 	return p - s;
 }
 
+/* @helper(the context, @hash, the key at FP-16, @flags); result in R0 */
+static int emit_hash_call(struct bpf_insn *p, int hash, int flags,
+			  int helper)
+{
+	struct bpf_insn *s = p;
+
+	*p++ = INSN_MOV64_REG(R1, R6);
+	p += insn_ld_map_fd(p, R2, hash);
+	*p++ = INSN_MOV64_REG(R3, FP);
+	*p++ = INSN_ALU64_IMM(BPF_ADD, R3, -16);
+	*p++ = INSN_ALU64_IMM(BPF_MOV, R4, flags);
+	*p++ = INSN_CALL(helper);
+	return p - s;
+}
+
 /* count stats[@idx] up by one; clobbers R1-R4, R0 */
 static int emit_count(struct bpf_insn *p, int stats, int idx)
 {
@@ -146,12 +161,7 @@ static int load_sockops(int hash, int stats)
 		      offsetof(struct bpf_sock_ops, remote_ip4),
 		      offsetof(struct bpf_sock_ops, local_port),
 		      offsetof(struct bpf_sock_ops, remote_port));
-	*p++ = INSN_MOV64_REG(R1, R6);
-	p += insn_ld_map_fd(p, R2, hash);
-	*p++ = INSN_MOV64_REG(R3, FP);
-	*p++ = INSN_ALU64_IMM(BPF_ADD, R3, -16);
-	*p++ = INSN_ALU64_IMM(BPF_MOV, R4, BPF_ANY);
-	*p++ = INSN_CALL(BPF_FUNC_sock_hash_update);
+	p += emit_hash_call(p, hash, BPF_ANY, BPF_FUNC_sock_hash_update);
 	failed = p;
 	*p++ = INSN_JMP_IMM(BPF_JNE, R0, 0, 0);
 	p += emit_count(p, stats, STAT_SOCKETS);
@@ -177,12 +187,7 @@ static int load_skmsg(int hash, int stats)
 		      offsetof(struct sk_msg_md, remote_ip4),
 		      offsetof(struct sk_msg_md, local_port),
 		      offsetof(struct sk_msg_md, remote_port));
-	*p++ = INSN_MOV64_REG(R1, R6);
-	p += insn_ld_map_fd(p, R2, hash);
-	*p++ = INSN_MOV64_REG(R3, FP);
-	*p++ = INSN_ALU64_IMM(BPF_ADD, R3, -16);
-	*p++ = INSN_ALU64_IMM(BPF_MOV, R4, BPF_F_INGRESS);
-	*p++ = INSN_CALL(BPF_FUNC_msg_redirect_hash);
+	p += emit_hash_call(p, hash, BPF_F_INGRESS, BPF_FUNC_msg_redirect_hash);
 	miss = p;
 	*p++ = INSN_JMP_IMM(BPF_JNE, R0, SK_PASS, 0);
 	p += emit_count(p, stats, STAT_REDIRECTED);
