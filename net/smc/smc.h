@@ -337,6 +337,10 @@ struct smc_sock {
 	struct smc_sock		*listen_smc;	/* parent of a child */
 	struct list_head	accept_node;	/* in parent's accept_q */
 	struct work_struct	handshake_work;	/* child's handshake */
+	/* a child waiting for its client's first byte, no worker held */
+	unsigned long		hs_parked;	/* bit 0: parked */
+	unsigned long		hs_deadline;	/* jiffies: CLC wait ends */
+	struct timer_list	hs_timer;	/* unparks at hs_deadline */
 
 	struct smc_conn		conn;		/* paths SMCD and SMCR */
 
@@ -451,6 +455,8 @@ int smc_listen(struct socket *sock, int backlog);
 void smc_listen_kick(struct smc_sock *lsmc);
 void smc_listen_stop(struct smc_sock *lsmc);
 void smc_handshake_work(struct work_struct *work);
+void smc_listen_unpark(struct smc_sock *smc);
+void smc_hs_timer_fn(struct timer_list *t);
 
 /* smc_sockops.c: data and control calls */
 int smc_getname(struct socket *sock, struct sockaddr *addr, int peer);

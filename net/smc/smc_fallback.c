@@ -99,6 +99,8 @@ static void smc_clcsk_data_ready(struct sock *clcsk)
 		smc_listen_kick(smc);
 	else if (smc_forward_events(smc))
 		smc->sk.sk_data_ready(&smc->sk);
+	if (smc)
+		smc_listen_unpark(smc);	/* a child's first byte */
 	rcu_read_unlock();
 }
 
@@ -146,6 +148,7 @@ static void smc_clcsk_conn_event(struct sock *clcsk, bool error)
 		smc_clcsk_heal(clcsk);
 	} else {
 		smc_clcsk_check_connect(smc, clcsk);
+		smc_listen_unpark(smc);	/* a child's client went away */
 		if (smc_forward_events(smc) && error)
 			smc->sk.sk_error_report(&smc->sk);
 		else if (smc_forward_events(smc))

@@ -5,13 +5,15 @@
  * listen() puts the internal TCP socket into LISTEN.  Its data_ready
  * callback queues tcp_accept_work, which takes the new TCP connections
  * and gives each a child smc sock whose handshake runs in its own work
- * item.  Children that finished their handshake wait in the accept
- * queue for accept().  The number of children in handshake or queued
- * is bounded by the backlog, and the number in handshake by
- * SMC_LISTEN_HS_MAX: a handshake may sleep for seconds in CLC receive,
- * and a flood of silent clients must not take every worker of the
- * handshake queue.  Beyond either bound, new connections wait in TCP's
- * accept queue, which applies TCP's own backlog limit.
+ * item; a child whose client has sent nothing yet is parked without a
+ * worker until it does.  Children that finished their handshake wait
+ * in the accept queue for accept().  The number of children in
+ * handshake or queued is bounded by the backlog, and the number in
+ * handshake by SMC_LISTEN_HS_MAX: a handshake may sleep for seconds in
+ * CLC receive (a message that stops half way), and a flood of such
+ * clients must not take every worker of the handshake queue.  Beyond
+ * either bound, new connections wait in TCP's accept queue, which
+ * applies TCP's own backlog limit.
  */
 
 #include <linux/net.h>
@@ -21,6 +23,9 @@
 #include <net/tcp.h>
 
 #include "smc.h"
+
+/* child->hs_parked: waiting for its client's first byte */
+#define SMC_HS_PARKED	0
 
 /* children of one listener in handshake at once, at most */
 #define SMC_LISTEN_HS_MAX	64
@@ -130,6 +135,7 @@ static struct smc_sock *smc_listen_new_child(struct smc_sock *lsmc,
 	smc_copy_sock_settings_from_clc(child);
 	sock_hold(lsk);
 	child->listen_smc = lsmc;
+	child->hs_deadline = jiffies + SMC_CLC_WAIT_TIME;
 	return child;
 }
 
@@ -208,19 +214,61 @@ static void smc_accept_enqueue(struct smc_sock *child, bool ok)
 		smc_child_abort(child);
 }
 
-void smc_handshake_work(struct work_struct *work)
+/*
+ * A child whose client has sent nothing yet waits without a worker: its
+ * clcsock's callbacks or the end of the CLC wait queue the work again.
+ * The work item's reference stays with the parked child.
+ */
+static bool smc_hs_has_input(struct smc_sock *child)
 {
-	struct smc_sock *child = container_of(work, struct smc_sock,
-					      handshake_work);
-	struct sock *sk = &child->sk;
-	int rc = 0;
+	struct sock *clcsk = smc_clcsk(child);
 
-	lock_sock(sk);
-	/* a client without the SMC option in its SYN cannot do SMC */
-	if (!tcp_sk(smc_clcsk(child))->syn_smc)
-		smc_switch_to_fallback(child, SMC_CLC_DECL_PEERNOSMC);
-	else
-		rc = smc_listen_handshake(child);
+	return !skb_queue_empty_lockless(&clcsk->sk_receive_queue) ||
+	       READ_ONCE(clcsk->sk_err) ||
+	       (READ_ONCE(clcsk->sk_shutdown) & RCV_SHUTDOWN) ||
+	       READ_ONCE(clcsk->sk_state) != TCP_ESTABLISHED;
+}
+
+/*
+ * An event on the clcsock of @smc, softirq too: a parked child's work
+ * goes back on the queue.  The bit operation orders the event's cause
+ * (an skb queued, a state changed) before the look at the bit, against
+ * smc_hs_park(), which sets the bit before it looks for input.
+ */
+void smc_listen_unpark(struct smc_sock *smc)
+{
+	if (READ_ONCE(smc->listen_smc) &&
+	    test_and_clear_bit(SMC_HS_PARKED, &smc->hs_parked))
+		queue_work(smc_hs_wq, &smc->handshake_work);
+}
+
+void smc_hs_timer_fn(struct timer_list *t)
+{
+	smc_listen_unpark(container_of(t, struct smc_sock, hs_timer));
+}
+
+/* Park @child if its client sent nothing yet: true if parked */
+static bool smc_hs_park(struct smc_sock *child)
+{
+	if (smc_hs_has_input(child) ||
+	    time_after_eq(jiffies, child->hs_deadline))
+		return false;
+	set_bit(SMC_HS_PARKED, &child->hs_parked);
+	/* the bit before the look: pairs with smc_listen_unpark() */
+	smp_mb__after_atomic();
+	/* the first byte may have come in between: then not parked */
+	if (smc_hs_has_input(child) &&
+	    test_and_clear_bit(SMC_HS_PARKED, &child->hs_parked))
+		return false;
+	mod_timer(&child->hs_timer, child->hs_deadline);
+	return true;
+}
+
+/* A child's handshake ended with @rc: on to accept(), or dropped */
+static void smc_handshake_end(struct smc_sock *child, int rc)
+{
+	struct sock *sk = &child->sk;
+
 	if (rc)
 		sk->sk_state = SMC_CLOSED;
 	else if (sk->sk_state == SMC_INIT)
@@ -231,6 +279,28 @@ void smc_handshake_work(struct work_struct *work)
 
 	/* a failed handshake (timeout, protocol error) drops the child */
 	smc_accept_enqueue(child, !rc);
+}
+
+void smc_handshake_work(struct work_struct *work)
+{
+	struct smc_sock *child = container_of(work, struct smc_sock,
+					      handshake_work);
+	int rc = 0;
+
+	lock_sock(&child->sk);
+	del_timer_sync(&child->hs_timer);
+	if (tcp_sk(smc_clcsk(child))->syn_smc && smc_hs_park(child)) {
+		release_sock(&child->sk);
+		return;
+	}
+	/* a client without the SMC option in its SYN cannot do SMC */
+	if (!tcp_sk(smc_clcsk(child))->syn_smc)
+		smc_switch_to_fallback(child, SMC_CLC_DECL_PEERNOSMC);
+	else if (!smc_hs_has_input(child))
+		rc = -ETIMEDOUT;	/* the CLC wait is over */
+	else
+		rc = smc_listen_handshake(child);
+	smc_handshake_end(child, rc);
 }
 
 int smc_listen(struct socket *sock, int backlog)

@@ -1098,6 +1098,7 @@ struct ccase {
 	int decl_version;	/* 0: any */
 	int shut_wr;		/* half-close after sending */
 	int slow;		/* the kernel must time out */
+	int delay_ms;		/* sent this long after the connect */
 	uint32_t fb_reason, fb_peer;	/* X_SILENT_FB */
 };
 
@@ -1119,6 +1120,14 @@ static int b_hdr_only(uint8_t *b, int max)
 static int b_truncated(uint8_t *b, int max)
 {
 	return b_proposal(b, max) / 2;
+}
+
+/* a client that connects and says nothing */
+static int b_nothing(uint8_t *b, int max)
+{
+	(void)b;
+	(void)max;
+	return 0;
 }
 
 static int b_huge_len(uint8_t *b, int max)
@@ -1440,6 +1449,11 @@ static const struct ccase ccases[] = {
 	SILENT("srv_decline_v1_first", b_decline_v1, R_MAX_DMB),
 	DROP("srv_decline_bad_length", b_decline_badlen),
 	DROP("srv_huge_length_then_silence", b_huge_len, .slow = 1),
+	/* the server's child waits for its first byte without a worker */
+	DROP("srv_nothing_sent", b_nothing, .slow = 1),
+	{ .name = "srv_proposal_after_2s", .build = b_proposal,
+	  .expect = X_DECLINE, .decl_version = 2,
+	  .codes = { R_NOSMCD2DEV }, .delay_ms = 2000 },
 };
 
 static int code_allowed(const struct ccase *c, uint32_t code)
@@ -1509,8 +1523,10 @@ static void run_ccase(const struct ccase *c)
 		return;
 	}
 	len = c->build(buf, sizeof(buf));
+	if (c->delay_ms)
+		usleep(c->delay_ms * 1000);
 	t0 = now_ms();
-	if (send_all(fd, buf, len))
+	if (len && send_all(fd, buf, len))
 		ktap_diag("%s: send: %s", c->name, strerror(errno));
 	if (c->shut_wr)
 		shutdown(fd, SHUT_WR);
