@@ -46,6 +46,9 @@ MODULE_PARM_DESC(smcd_loopback,
 module_param_named(smcd, smc_smcd_enabled, bool, 0644);
 MODULE_PARM_DESC(smcd,
 		 "negotiate SMC-D over loopback-ism (default: yes)");
+module_param_named(smcd_rendezvous, smc_smcd_rendezvous, bool, 0644);
+MODULE_PARM_DESC(smcd_rendezvous,
+		 "SMC-D to a server of this host without CLC messages (default: yes)");
 module_param_named(smcr, smc_smcr_enabled, bool, 0644);
 MODULE_PARM_DESC(smcr,
 		 "negotiate SMC-R over RoCE devices (default: yes)");
@@ -320,6 +323,7 @@ static int __init smc_init(void)
 
 	/* debugfs is optional: its calls take an error pointer */
 	smc_debugfs = debugfs_create_dir("smc", NULL);
+	smc_rendezvous_debugfs(smc_debugfs);
 	if (smcd_loopback) {
 		rc = smc_loopback_init(smc_debugfs);
 		if (rc)

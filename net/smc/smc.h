@@ -427,6 +427,7 @@ int smc_table_walk(struct net *net, int protocol, u64 *last_id,
 		   int (*fn)(struct smc_sock *smc, void *arg), void *arg);
 
 /* smc_fallback.c: the clcsock callbacks and the switch to TCP */
+struct smc_sock *smc_tcp_sk_owner(const struct sock *sk);
 int smc_clcsk_attach(struct smc_sock *smc);
 void smc_clcsk_detach(struct smc_sock *smc);
 void smc_clcsk_release(struct socket *clcsock);
@@ -455,8 +456,11 @@ int smc_listen(struct socket *sock, int backlog);
 void smc_listen_kick(struct smc_sock *lsmc);
 void smc_listen_stop(struct smc_sock *lsmc);
 void smc_handshake_work(struct work_struct *work);
-void smc_listen_unpark(struct smc_sock *smc);
+void smc_listen_accept_now(struct smc_sock *lsmc);
+void smc_listen_unpark(struct smc_sock *child);
 void smc_hs_timer_fn(struct timer_list *t);
+struct smc_sock *smc_listen_claim(struct sock *clcsk);
+void smc_listen_claim_end(struct smc_sock *child, bool done);
 
 /* smc_sockops.c: data and control calls */
 int smc_getname(struct socket *sock, struct sockaddr *addr, int peer);
@@ -506,6 +510,11 @@ int smc_hs_recv(struct smc_sock *smc, struct smc_hs *hs, u8 type, int buflen);
 int smc_connect_handshake(struct smc_sock *smc);
 int smc_listen_handshake(struct smc_sock *child);
 
+/* smc_rendezvous.c */
+extern bool smc_smcd_rendezvous;
+int smc_rendezvous(struct smc_sock *smc, struct smc_hs *hs);
+void smc_rendezvous_debugfs(struct dentry *dir);
+
 /*
  * A server's device check failed without a reason of its own (an EID
  * mismatch): the decline gives the reason of another path, as upstream.
@@ -520,6 +529,8 @@ u32 smcd_listen_v2_check(const struct smc_clc_proposal *p);
 u32 smcd_listen_check(const struct smc_clc_proposal *p,
 		      struct smcd_dev **devp);
 int smcd_listen_accept(struct smc_sock *child, struct smc_hs *hs);
+int smcd_rendezvous_setup(struct smc_sock *smc, struct smc_sock *child,
+			  struct smc_hs *hs);
 void smcd_conn_teardown(struct smc_sock *smc);
 void smcd_tx_write(struct smc_conn *c);
 

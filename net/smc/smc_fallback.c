@@ -167,6 +167,18 @@ static void smc_clcsk_error_report(struct sock *clcsk)
 	smc_clcsk_conn_event(clcsk, true);
 }
 
+/*
+ * The smc sock of a TCP socket found in TCP's tables, if the socket is
+ * one of ours: others may keep something else in sk_user_data.  RCU
+ * read side.
+ */
+struct smc_sock *smc_tcp_sk_owner(const struct sock *sk)
+{
+	if (READ_ONCE(sk->sk_data_ready) != smc_clcsk_data_ready)
+		return NULL;
+	return smc_clcsk_owner(sk);
+}
+
 int smc_clcsk_attach(struct smc_sock *smc)
 {
 	struct sock *clcsk = smc->clcsock->sk;

@@ -125,6 +125,12 @@ int smc_connect_handshake(struct smc_sock *smc)
 	p->eid_cnt = smc_ueid_copy(&p->eids[0][0]);
 	if (READ_ONCE(smc_smcd_enabled))
 		hs->smcd = smcd_dev_get_loopback();
+	/* a server of this host: SMC-D without a CLC message */
+	if (!smc_rendezvous(smc, hs)) {
+		a->version = SMC_V2;
+		rc = 0;
+		goto out;
+	}
 	if (READ_ONCE(smc_smcr_enabled)) {
 		hs->smcr = !smcr_connect_offer(smc, hs);
 		hs->smcr1 = !smcr_connect_offer_v1(smc, hs);

@@ -144,6 +144,13 @@ struct smcd_dev *smcd_dev_find_by_chid(u16 chid);
 struct smcd_dev *smcd_dev_get_loopback(void);
 void smcd_dev_put(struct smcd_dev *dev);
 
+/* One more reference, for a caller that holds one */
+static inline struct smcd_dev *smcd_dev_hold(struct smcd_dev *dev)
+{
+	refcount_inc(&dev->refs);
+	return dev;
+}
+
 int smcd_dev_pnet_set(const char *name, const char *pnetid);
 void smcd_dev_pnet_clear(const char *name, const char *pnetid);
 void smcd_dev_pnetid(struct smcd_dev *dev, char *pnetid);

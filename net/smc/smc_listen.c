@@ -6,7 +6,8 @@
  * callback queues tcp_accept_work, which takes the new TCP connections
  * and gives each a child smc sock whose handshake runs in its own work
  * item; a child whose client has sent nothing yet is parked without a
- * worker until it does.  Children that finished their handshake wait
+ * worker until it does, or until a client of this host takes the
+ * handshake over (smc_rendezvous.c).  Children that finished their handshake wait
  * in the accept queue for accept().  The number of children in
  * handshake or queued is bounded by the backlog, and the number in
  * handshake by SMC_LISTEN_HS_MAX: a handshake may sleep for seconds in
@@ -50,7 +51,8 @@ static void smc_child_abort(struct smc_sock *child)
 	struct sock *sk = &child->sk;
 	struct sock *clcsk;
 
-	lock_sock(sk);
+	/* nested: a client of this host may hold its own (smc_rendezvous.c) */
+	lock_sock_nested(sk, SINGLE_DEPTH_NESTING);
 	/* an SMC-D connection aborts too, and gives back its buffers */
 	sock_set_flag(sk, SOCK_LINGER);
 	sk->sk_lingertime = 0;
@@ -146,16 +148,19 @@ static bool smc_tcp_accept_q_empty(struct smc_sock *lsmc)
 	return reqsk_queue_empty(&icsk->icsk_accept_queue);
 }
 
-static void smc_tcp_accept_work(struct work_struct *work)
+/*
+ * Take the connections in TCP's accept queue that a handshake slot is
+ * free for, each as a child with its handshake queued.  Listener lock
+ * held.
+ */
+static void smc_listen_accept_pending(struct smc_sock *lsmc)
 {
-	struct smc_listen_info *li = container_of(work, struct smc_listen_info,
-						  tcp_accept_work);
-	struct smc_sock *lsmc = li->smc;
+	struct smc_listen_info *li = lsmc->listen;
 	struct sock *lsk = &lsmc->sk;
 	struct socket *newclc;
 	struct smc_sock *child;
 
-	lock_sock(lsk);
+	smc_owned_by_me(lsmc);
 	while (lsk->sk_state == SMC_LISTEN) {
 		spin_lock(&li->lock);
 		li->stalled = smc_listen_busy(li);
@@ -183,8 +188,52 @@ static void smc_tcp_accept_work(struct work_struct *work)
 		/* the child's own reference goes with the work item */
 		queue_work(smc_hs_wq, &child->handshake_work);
 	}
-	release_sock(lsk);
-	sock_put(lsk);
+}
+
+static void smc_tcp_accept_work(struct work_struct *work)
+{
+	struct smc_listen_info *li = container_of(work, struct smc_listen_info,
+						  tcp_accept_work);
+	struct smc_sock *lsmc = li->smc;
+
+	lock_sock(&lsmc->sk);
+	smc_listen_accept_pending(lsmc);
+	release_sock(&lsmc->sk);
+	sock_put(&lsmc->sk);
+}
+
+/*
+ * For a client of this host (smc_rendezvous.c), which holds the lock
+ * of its own smc sock and a reference on @lsmc: take what waits in
+ * TCP's accept queue now, rather than in the accept worker.
+ */
+void smc_listen_accept_now(struct smc_sock *lsmc)
+{
+	lock_sock_nested(&lsmc->sk, SINGLE_DEPTH_NESTING);
+	if (lsmc->listen)
+		smc_listen_accept_pending(lsmc);
+	release_sock(&lsmc->sk);
+}
+
+/*
+ * The child on TCP socket @clcsk, if its handshake has not begun: taken
+ * off the handshake queue, with the work item's reference, for a caller
+ * that does the handshake itself.  NULL otherwise.
+ */
+struct smc_sock *smc_listen_claim(struct sock *clcsk)
+{
+	struct smc_sock *child;
+
+	rcu_read_lock();
+	child = smc_tcp_sk_owner(clcsk);
+	if (child && (!READ_ONCE(child->listen_smc) ||
+		      (!test_and_clear_bit(SMC_HS_PARKED, &child->hs_parked) &&
+		       !cancel_work(&child->handshake_work))))
+		child = NULL;
+	rcu_read_unlock();
+	if (child)
+		del_timer_sync(&child->hs_timer);
+	return child;
 }
 
 /* Hand a child whose handshake is done to accept(), or drop it */
@@ -216,7 +265,8 @@ static void smc_accept_enqueue(struct smc_sock *child, bool ok)
 
 /*
  * A child whose client has sent nothing yet waits without a worker: its
- * clcsock's callbacks or the end of the CLC wait queue the work again.
+ * clcsock's callbacks or the end of the CLC wait queue the work again,
+ * and a client of this host may claim it meanwhile (smc_rendezvous.c).
  * The work item's reference stays with the parked child.
  */
 static bool smc_hs_has_input(struct smc_sock *child)
@@ -301,6 +351,22 @@ void smc_handshake_work(struct work_struct *work)
 	else
 		rc = smc_listen_handshake(child);
 	smc_handshake_end(child, rc);
+}
+
+/*
+ * A claimed child whose client did its handshake: on to accept() when
+ * @done, else back to the handshake queue, for the CLC exchange.  The
+ * child is locked; the reference goes with it.
+ */
+void smc_listen_claim_end(struct smc_sock *child, bool done)
+{
+	if (done) {
+		smc_stats_hs_done(child, true, SMC_V2);
+		smc_handshake_end(child, 0);
+		return;
+	}
+	release_sock(&child->sk);
+	queue_work(smc_hs_wq, &child->handshake_work);
 }
 
 int smc_listen(struct socket *sock, int backlog)

@@ -554,3 +554,82 @@ out_teardown:
 	smcd_conn_teardown(child);
 	return rc;
 }
+
+/* What an end notes of its peer on a first contact: its Accept or Confirm */
+static void smcd_rendezvous_note(struct smc_sock *smc,
+				 const struct smc_sock *from,
+				 const struct smc_clc_proposal *p)
+{
+	struct smc_clc_accept a = {};
+
+	smcd_fill_d(&a, SMC_CLC_CONFIRM, true, from);
+	if (p->eid_cnt)
+		memcpy(a.eid, p->eids[0], SMC_CLC_EID_LEN);
+	a.fce.release = SMC_CLC_RELEASE_MAX;
+	smcd_lgr_note_peer(smc, &a);
+}
+
+/*
+ * Both ends of a connection on this host at once, for smc_rendezvous.c:
+ * client @smc with the offer in @hs, server @child.  Each end gets what
+ * the Accept and the Confirm would have told it, in the order the CLC
+ * exchange keeps: the server's DMB, its link group, the client's DMB
+ * and group, then each attaches the other's DMB.  Both socks locked.
+ * 0, or an error with neither end changed.
+ */
+int smcd_rendezvous_setup(struct smc_sock *smc, struct smc_sock *child,
+			  struct smc_hs *hs)
+{
+	struct smcd_end speer = {}, cpeer = {};
+	struct smcd_dev *dev = hs->smcd;
+	bool first, cfirst;
+	int rc;
+
+	smc_owned_by_me(smc);
+	smc_owned_by_me(child);
+	speer.gid = dev->gid;
+	speer.conn = smcd_conn_id(child, true);
+	cpeer.gid = dev->gid;
+	cpeer.conn = smcd_conn_id(smc, false);
+	/* the connection ids of the two ends agree unless data moved */
+	if (speer.conn != cpeer.conn)
+		return -EPROTO;
+
+	rc = smcd_conn_register(child, smcd_dev_hold(dev), &speer);
+	if (rc) {
+		smcd_dev_put(dev);
+		return rc;
+	}
+	rc = smcd_lgr_join(child, &dev->gid, SMCD_LGR_SERVER, false, &first);
+	if (rc)
+		goto out_child;
+
+	cpeer.token = child->conn.rmb_token;
+	rc = smcd_conn_register(smc, smcd_dev_hold(dev), &cpeer);
+	if (rc) {
+		smcd_dev_put(dev);
+		goto out_child;
+	}
+	rc = smcd_conn_attach(smc, child->conn.rmb_token, cpeer.conn);
+	if (!rc)
+		rc = smcd_lgr_join(smc, &dev->gid, SMCD_LGR_CLIENT, first,
+				   &cfirst);
+	if (!rc)
+		rc = smcd_conn_attach(child, smc->conn.rmb_token, speer.conn);
+	if (rc)
+		goto out_both;
+
+	if (first)
+		smcd_rendezvous_note(child, smc, &hs->p);
+	if (cfirst)
+		smcd_rendezvous_note(smc, child, &hs->p);
+	smc_conn_start(child, SMC_PATH_SMCD);
+	smc_conn_start(smc, SMC_PATH_SMCD);
+	return 0;
+
+out_both:
+	smcd_conn_teardown(smc);
+out_child:
+	smcd_conn_teardown(child);
+	return rc;
+}

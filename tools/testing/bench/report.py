@@ -69,8 +69,9 @@ SOCKMAP_NOTE = (
     'segments, but still copies each byte twice (into a message of '
     'fresh pages, then to the reader) and keeps the TCP handshake, the '
     'socket pair and a psock per socket; SMC-D copies once, into the '
-    'ring the reader reads from, but pays three CLC messages and a DMB '
-    'per end at connect time.')
+    'ring the reader reads from, but pays a DMB per end at connect time '
+    '(its client sets up both ends, without CLC messages, when the '
+    'server is a socket of this host).')
 
 
 def first(rec, *names):

@@ -379,3 +379,109 @@ mount_debugfs()
 	mountpoint -q /sys/kernel/debug ||
 		mount -t debugfs debugfs /sys/kernel/debug
 }
+
+# in_ns NS CMD...: run CMD in network namespace NS ("" for this one)
+in_ns()
+{
+	local ns=$1
+
+	shift
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" "$@"
+	else
+		"$@"
+	fi
+}
+
+# veth_join NS1 DEV1 ADDR1 NS2 DEV2 ADDR2: a veth pair DEV1/DEV2, one end
+# in each namespace, with its address (ADDR/prefix length), up
+veth_join()
+{
+	ip link add "$2" type veth peer name "$5" || return 1
+	ip link set "$2" netns "$1" || return 1
+	ip link set "$5" netns "$4" || return 1
+	ip -n "$1" addr add "$3" dev "$2" || return 1
+	ip -n "$4" addr add "$6" dev "$5" || return 1
+	ip -n "$1" link set "$2" up || return 1
+	ip -n "$4" link set "$5" up
+}
+
+LO_ISM=/sys/kernel/debug/smc/loopback-ism
+
+# lo_ism: "registered attached" DMB counts of loopback-ism, or nothing
+lo_ism()
+{
+	[ -r "$LO_ISM" ] || return 1
+	awk '$1 == "dmbs_registered" { r = $2 } $1 == "dmbs_attached" { a = $2 }
+	     END { if (r == "" || a == "") exit 1; print r, a }' "$LO_ISM"
+}
+
+# lo_ism_settled: the counts are back at $lo_base
+lo_ism_settled()
+{
+	[ "$(lo_ism)" = "$lo_base" ]
+}
+
+# ns_cmd NS: NS_CMD, the prefix that runs a program in NS ("" for this
+# one); "ip netns exec" execs it, so "$!" of a background run is its pid
+ns_cmd()
+{
+	NS_CMD=()
+	[ -n "$1" ] && NS_CMD=(ip netns exec "$1")
+}
+
+# xfer_up NAME SRV_NS CLI_NS LISTEN_ADDR CONNECT_ADDR ARGS...: an smc_xfer
+# server (ARGS added) in SRV_NS and its client in CLI_NS ("" is this
+# namespace), held once connected, each end's path checked from its own
+# namespace.  Sets XFER_DIR, XFER_PORT, XFER_SPID, XFER_CPID.  Returns 0,
+# 1 when a check failed, 2 when there is no connection to finish.
+xfer_up()
+{
+	local name=$1 sns=$2 cns=$3 laddr=$4 caddr=$5 seed=$RANDOM rc=0
+	local d=$tmp_dir/$1
+
+	shift 5
+	XFER_DIR=$d XFER_PORT=$((20000 + RANDOM % 20000)) XFER_CPID=
+	mkdir -p "$d"
+	ns_cmd "$sns"
+	"${NS_CMD[@]}" "$HERE/smc_xfer" -s "$laddr" "$XFER_PORT" -S "$seed" \
+		-r "$d/ready" -H "$d/hold-s" "$@" > "$d/srv.out" 2>&1 &
+	XFER_SPID=$!
+	track $XFER_SPID
+	if ! wait_until 30 test -e "$d/ready"; then
+		ktap_diag "$name: server did not start: $(cat "$d/srv.out")"
+		return 2
+	fi
+	ns_cmd "$cns"
+	"${NS_CMD[@]}" "$HERE/smc_xfer" -c "$caddr" "$XFER_PORT" -S "$seed" \
+		-H "$d/hold-c" "$@" > "$d/cli.out" 2>&1 &
+	XFER_CPID=$!
+	track $XFER_CPID
+	if ! wait_until 30 test -e "$d/hold-s" -a -e "$d/hold-c"; then
+		ktap_diag "$name: no connection: $(cat "$d/srv.out" "$d/cli.out")"
+		return 1
+	fi
+	if ! in_ns "$sns" "$SMC_PATH" -p $XFER_SPID -e > "$d/path-s" 2>&1; then
+		ktap_diag "$name: server path from its netns: $(cat "$d/path-s")"
+		rc=1
+	fi
+	if ! in_ns "$cns" "$SMC_PATH" -p $XFER_CPID -e > "$d/path-c" 2>&1; then
+		ktap_diag "$name: client path from its netns: $(cat "$d/path-c")"
+		rc=1
+	fi
+	return $rc
+}
+
+# xfer_done: let the pair xfer_up held do its transfer; 0 when both ends
+# verified what they received
+xfer_done()
+{
+	local rc=0
+
+	rm -f "$XFER_DIR/hold-s" "$XFER_DIR/hold-c"
+	if [ -n "$XFER_CPID" ]; then
+		wait $XFER_CPID || rc=1
+	fi
+	wait $XFER_SPID || rc=1
+	return $rc
+}

@@ -28,7 +28,6 @@ NS_B=smc-b-$$
 NS_C=smc-c-$$
 NS_D=smc-d-$$
 NS_E=smc-e-$$
-LO_ISM=/sys/kernel/debug/smc/loopback-ism
 VETH_A=smcva$$
 VETH_B=smcvb$$
 VETH_AE=smcvae$$
@@ -76,28 +75,10 @@ setup_netns()
 		ip netns add "$ns" || return 1
 		ip -n "$ns" link set lo up || return 1
 	done
-	ip link add "$VETH_A" type veth peer name "$VETH_B" || return 1
-	ip link set "$VETH_A" netns "$NS_A" || return 1
-	ip link set "$VETH_B" netns "$NS_B" || return 1
-	ip -n "$NS_A" addr add "$ADDR4_A/24" dev "$VETH_A" || return 1
-	ip -n "$NS_B" addr add "$ADDR4_B/24" dev "$VETH_B" || return 1
+	veth_join "$NS_A" "$VETH_A" "$ADDR4_A/24" \
+		  "$NS_B" "$VETH_B" "$ADDR4_B/24" || return 1
 	ip -n "$NS_A" addr add "$ADDR6_A/64" dev "$VETH_A" nodad || return 1
-	ip -n "$NS_B" addr add "$ADDR6_B/64" dev "$VETH_B" nodad || return 1
-	ip -n "$NS_A" link set "$VETH_A" up || return 1
-	ip -n "$NS_B" link set "$VETH_B" up || return 1
-}
-
-# in_ns NS CMD...: run CMD in NS ("" for the initial namespace)
-in_ns()
-{
-	local ns=$1
-
-	shift
-	if [ -n "$ns" ]; then
-		ip netns exec "$ns" "$@"
-	else
-		"$@"
-	fi
+	ip -n "$NS_B" addr add "$ADDR6_B/64" dev "$VETH_B" nodad
 }
 
 # visible NS PID: number of AF_SMC sockets of PID seen from NS
@@ -128,49 +109,20 @@ invisible()
 # (and never in the initial namespace)
 xfer()
 {
-	local name=$1 sns=$2 cns=$3 addr=$4 c2s=$5 s2c=$6
-	local port=$((20000 + RANDOM % 20000)) seed=$RANDOM rc=0 spid cpid
-	local d=$tmp_dir/$name
+	local name=$1 sns=$2 cns=$3 addr=$4 c2s=$5 s2c=$6 rc
 
 	shift 6
-	mkdir -p "$d"
-	# "ip netns exec" execs the program: $! is its pid
-	ip netns exec "$sns" "$XFER" -s "$addr" "$port" -n "$c2s" -m "$s2c" \
-		-S "$seed" -r "$d/ready" -H "$d/hold-s" > "$d/srv.out" 2>&1 &
-	spid=$!
-	track $spid
-	if ! wait_until 30 test -e "$d/ready"; then
-		ktap_diag "$name: server did not start: $(cat "$d/srv.out")"
-		return 1
-	fi
-	ip netns exec "$cns" "$XFER" -c "$addr" "$port" -n "$c2s" -m "$s2c" \
-		-S "$seed" -H "$d/hold-c" > "$d/cli.out" 2>&1 &
-	cpid=$!
-	track $cpid
-
-	if wait_until 30 test -e "$d/hold-s" -a -e "$d/hold-c"; then
-		# the path, seen from each end's own namespace
-		if ! in_ns "$sns" "$SMC_PATH" -p $spid -e > "$d/path-s" 2>&1; then
-			ktap_diag "$name: server path from its netns: $(cat "$d/path-s")"
-			rc=1
-		fi
-		if ! in_ns "$cns" "$SMC_PATH" -p $cpid -e > "$d/path-c" 2>&1; then
-			ktap_diag "$name: client path from its netns: $(cat "$d/path-c")"
-			rc=1
-		fi
-		ktap_diag "$name: server $(head -n 1 "$d/path-s")"
+	xfer_up "$name" "$sns" "$cns" "$addr" "$addr" -n "$c2s" -m "$s2c"
+	rc=$?
+	[ $rc = 2 ] && return 1
+	if [ $rc = 0 ] || [ -s "$XFER_DIR/path-s" ]; then
+		ktap_diag "$name: server $(head -n 1 "$XFER_DIR/path-s")"
 		# and invisible from everywhere else
-		invisible "$name: server" $spid "$sns" "" "$cns" "$@" || rc=1
-		invisible "$name: client" $cpid "$cns" "" "$sns" "$@" || rc=1
-	else
-		ktap_diag "$name: no connection: $(cat "$d/srv.out" "$d/cli.out")"
-		rc=1
+		invisible "$name: server" $XFER_SPID "$sns" "" "$cns" "$@" || rc=1
+		invisible "$name: client" $XFER_CPID "$cns" "" "$sns" "$@" || rc=1
 	fi
-	rm -f "$d/hold-s" "$d/hold-c"
-
-	wait $cpid || rc=1
-	wait $spid || rc=1
-	ktap_diag "$(sed 's/^# //' "$d/srv.out" "$d/cli.out")"
+	xfer_done || rc=1
+	ktap_diag "$(sed 's/^# //' "$XFER_DIR/srv.out" "$XFER_DIR/cli.out")"
 	return $rc
 }
 
@@ -179,13 +131,8 @@ setup_netns_e()
 {
 	ip netns add "$NS_E" || return 1
 	ip -n "$NS_E" link set lo up || return 1
-	ip link add "$VETH_AE" type veth peer name "$VETH_EA" || return 1
-	ip link set "$VETH_AE" netns "$NS_A" || return 1
-	ip link set "$VETH_EA" netns "$NS_E" || return 1
-	ip -n "$NS_A" addr add "$ADDR4_AE/24" dev "$VETH_AE" || return 1
-	ip -n "$NS_E" addr add "$ADDR4_EA/24" dev "$VETH_EA" || return 1
-	ip -n "$NS_A" link set "$VETH_AE" up || return 1
-	ip -n "$NS_E" link set "$VETH_EA" up || return 1
+	veth_join "$NS_A" "$VETH_AE" "$ADDR4_AE/24" \
+		  "$NS_E" "$VETH_EA" "$ADDR4_EA/24"
 }
 
 # Clients in NS_B and in a new NS_E take turns with servers in NS_A.
@@ -202,19 +149,6 @@ test_clients_of_two_netns()
 		xfer turn_e$i $NS_A $NS_E $ADDR4_AE 65536 65536 || rc=1
 	done
 	return $rc
-}
-
-# lo_ism: "registered attached" DMB counts of loopback-ism, or nothing
-lo_ism()
-{
-	[ -r "$LO_ISM" ] || return 1
-	awk '$1 == "dmbs_registered" { r = $2 } $1 == "dmbs_attached" { a = $2 }
-	     END { if (r == "" || a == "") exit 1; print r, a }' "$LO_ISM"
-}
-
-lo_ism_settled()
-{
-	[ "$(lo_ism)" = "$lo_base" ]
 }
 
 # A namespace deleted under a live connection, whose ends are then killed

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared Memory Communications: SMC-D between two sockets of this host,
+ * set up without the CLC messages.
+ *
+ * When the server end of a client's TCP connection is a socket of this
+ * host, in the client's own namespace, both ends are our code and share
+ * one loopback-ism device: the Proposal, Accept and Confirm would only
+ * carry between them what the client can read and do itself.  So the
+ * client finds the server's child socket in TCP's connection table,
+ * takes its handshake off the handshake queue before it has begun, sets
+ * up both ends and hands the child to accept().  No CLC byte is sent,
+ * no work item runs, and neither end sleeps for the other.
+ *
+ * Whatever does not fit (a child whose handshake already began, one not
+ * found because its listener's accept queue belongs to another socket,
+ * a failed set-up) leaves both ends as they were, and the CLC exchange
+ * goes on as with any other peer.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <net/inet_hashtables.h>
+#include <net/inet6_hashtables.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "smc.h"
+
+/* Set up SMC-D to a server of this host without CLC (module parameter) */
+bool smc_smcd_rendezvous = true;
+
+/* How tries ended, for debugfs: what the tests check the path by */
+enum {
+	SMC_RDV_DONE,		/* both ends set up */
+	SMC_RDV_NO_PEER,	/* no SMC server end of ours on this host */
+	SMC_RDV_BUSY,		/* its handshake had begun already */
+	SMC_RDV_FAILED,		/* the set-up failed: CLC will tell why */
+	SMC_RDV_MAX
+};
+
+static atomic_long_t smc_rdv_count[SMC_RDV_MAX];
+
+static int smc_rdv_show(struct seq_file *m, void *v)
+{
+	static const char * const names[SMC_RDV_MAX] = {
+		"done", "no_peer", "busy", "failed",
+	};
+	int i;
+
+	for (i = 0; i < SMC_RDV_MAX; i++)
+		seq_printf(m, "%s %ld\n", names[i],
+			   atomic_long_read(&smc_rdv_count[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(smc_rdv);
+
+void smc_rendezvous_debugfs(struct dentry *dir)
+{
+	debugfs_create_file("rendezvous", 0444, dir, NULL, &smc_rdv_fops);
+}
+
+/*
+ * Do @clcsk and @peer hold the two ends of one TCP connection?  Each
+ * expects next what the other sends next, from both initial sequence
+ * numbers, which no one else knows: a socket that only has the right
+ * addresses (NAT, a socket of another user bound to them) is not the
+ * peer.  Nothing moved on the connection yet, so the figures stand
+ * still without the sockets' locks.
+ */
+static bool smc_rdv_same_conn(struct sock *clcsk, struct sock *peer)
+{
+	const struct tcp_sock *c = tcp_sk(clcsk), *s = tcp_sk(peer);
+
+	return READ_ONCE(s->rcv_nxt) == READ_ONCE(c->snd_nxt) &&
+	       READ_ONCE(c->rcv_nxt) == READ_ONCE(s->snd_nxt);
+}
+
+/* the interface the server's segments came in by: the way back to it */
+static int smc_rdv_dif(const struct sock *clcsk)
+{
+	return READ_ONCE(clcsk->sk_rx_dst_ifindex) ?: clcsk->sk_bound_dev_if;
+}
+
+/*
+ * The socket of this host that @clcsk's connection reaches: the server's
+ * end of it, referenced; or, for @listener, the listening socket its SYN
+ * went to (RCU read side, no reference).  NULL if there is none.
+ */
+static struct sock *smc_rdv_lookup(struct sock *clcsk, bool listener)
+{
+	struct inet_hashinfo *hi = tcp_or_dccp_get_hashinfo(clcsk);
+	const struct inet_sock *inet = inet_sk(clcsk);
+	u16 hnum = ntohs(inet->inet_dport);
+	__be16 sport = inet->inet_sport;
+	struct net *net = sock_net(clcsk);
+	int dif = smc_rdv_dif(clcsk);
+	struct sock *sk;
+
+#if IS_ENABLED(CONFIG_IPV6)
+	if (clcsk->sk_family == AF_INET6 &&
+	    !ipv6_addr_v4mapped(&clcsk->sk_v6_daddr)) {
+		const struct in6_addr *sa = &clcsk->sk_v6_rcv_saddr;
+		const struct in6_addr *da = &clcsk->sk_v6_daddr;
+
+		if (!listener)
+			return __inet6_lookup_established(net, hi, sa, sport,
+							  da, hnum, dif, 0);
+		sk = inet6_lookup_listener(net, hi, NULL, 0, sa, sport, da,
+					   hnum, dif, 0);
+		return IS_ERR(sk) ? NULL : sk;
+	}
+#endif
+	if (!listener)
+		return __inet_lookup_established(net, hi, inet->inet_saddr,
+						 sport, inet->inet_daddr, hnum,
+						 dif, 0);
+	sk = __inet_lookup_listener(net, hi, NULL, 0, inet->inet_saddr, sport,
+				    inet->inet_daddr, hnum, dif, 0);
+	return IS_ERR(sk) ? NULL : sk;
+}
+
+/* Does @peer, a TCP socket, belong to an smc sock of ours? */
+static bool smc_rdv_owned(const struct sock *peer)
+{
+	bool owned;
+
+	rcu_read_lock();
+	owned = smc_tcp_sk_owner(peer);
+	rcu_read_unlock();
+	return owned;
+}
+
+/*
+ * Take what waits in the accept queue of the SMC listener that the
+ * connection of @clcsk went to.  False if there is no such listener.
+ */
+static bool smc_rdv_accept_now(struct sock *clcsk)
+{
+	struct smc_sock *lsmc = NULL;
+	struct sock *tcp_lsk;
+
+	rcu_read_lock();
+	tcp_lsk = smc_rdv_lookup(clcsk, true);
+	if (tcp_lsk)
+		lsmc = smc_tcp_sk_owner(tcp_lsk);
+	if (lsmc && !refcount_inc_not_zero(&lsmc->sk.sk_refcnt))
+		lsmc = NULL;
+	rcu_read_unlock();
+	if (!lsmc)
+		return false;
+	smc_listen_accept_now(lsmc);
+	sock_put(&lsmc->sk);
+	return true;
+}
+
+/*
+ * The child of this host's SMC listener at the other end of @clcsk,
+ * its handshake claimed; NULL when there is none to claim, and *@why
+ * says so.
+ */
+static struct smc_sock *smc_rdv_child(struct sock *clcsk, int *why)
+{
+	struct smc_sock *child = NULL;
+	struct sock *peer;
+
+	*why = SMC_RDV_NO_PEER;
+	peer = smc_rdv_lookup(clcsk, false);
+	if (!peer)
+		return NULL;
+	/* a connection to itself finds itself */
+	if (peer == clcsk || !sk_fullsock(peer) ||
+	    peer->sk_state != TCP_ESTABLISHED || !tcp_sk(peer)->syn_smc ||
+	    !smc_rdv_same_conn(clcsk, peer))
+		goto out;
+
+	/* still in TCP's accept queue: take it out here and now */
+	if (!smc_rdv_owned(peer) && !smc_rdv_accept_now(clcsk))
+		goto out;
+	child = smc_listen_claim(peer);
+	/* else its handshake began already, or no SMC listener took it */
+	if (!child && smc_rdv_owned(peer))
+		*why = SMC_RDV_BUSY;
+out:
+	sock_gen_put(peer);
+	return child;
+}
+
+/*
+ * Client, smc sock locked, with SMC-D in its offer @hs: set up both
+ * ends if the server is a socket of this host.  0 when the connection
+ * is on SMC-D; otherwise nothing changed, and the CLC exchange follows.
+ */
+int smc_rendezvous(struct smc_sock *smc, struct smc_hs *hs)
+{
+	struct sock *clcsk = smc_clcsk(smc);
+	struct smc_sock *child;
+	int rc, why;
+
+	smc_owned_by_me(smc);
+	if (!hs->smcd || !READ_ONCE(smc_smcd_rendezvous))
+		return -EAGAIN;
+	/*
+	 * The last ACK of the TCP handshake, held for the Proposal,
+	 * makes the server's child: over loopback before this returns.
+	 */
+	tcp_sock_set_quickack(clcsk, 1);
+
+	child = smc_rdv_child(clcsk, &why);
+	if (!child) {
+		atomic_long_inc(&smc_rdv_count[why]);
+		return -EAGAIN;
+	}
+	lock_sock_nested(&child->sk, SINGLE_DEPTH_NESTING);
+	rc = smcd_rendezvous_setup(smc, child, hs);
+	smc_listen_claim_end(child, !rc);
+	atomic_long_inc(&smc_rdv_count[rc ? SMC_RDV_FAILED : SMC_RDV_DONE]);
+	return rc;
+}

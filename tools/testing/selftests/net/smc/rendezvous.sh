@@ -1,0 +1,260 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# SMC-D to a server of this host without CLC messages (the module
+# parameter smcd_rendezvous, on by default):
+#  - over IPv4 and IPv6 loopback, and from an IPv4 client to a dual-stack
+#    IPv6 listener: every connection takes SMC-D at both ends, and its
+#    two internal TCP sockets carry no byte at all (no CLC message), as
+#    ss shows while the connection is up; the rendezvous counters in
+#    debugfs say each connection was set up by its client, or found its
+#    server's handshake begun already and took the CLC way;
+#  - with the parameter off, the same connection runs the CLC exchange:
+#    SMC-D, and the server's TCP socket received the Proposal and the
+#    Confirm;
+#  - a client in another network namespace (a veth pair) finds no server
+#    end in its own and runs the CLC exchange;
+#  - a listener closed before accept() resets the connection its client
+#    already has, exactly as after a CLC handshake (the same script run
+#    with the parameter on and off must print the same);
+#  - full-duplex transfers verified by SHA-256 (smc_xfer), and no AF_SMC
+#    socket or loopback-ism DMB is left afterwards.
+
+. "$(dirname "$0")/lib.sh"
+
+XFER=$HERE/smc_xfer
+SMCD_PARAM=/sys/module/smc/parameters/smcd
+RDV_PARAM=/sys/module/smc/parameters/smcd_rendezvous
+RDV=/sys/kernel/debug/smc/rendezvous
+NS_A=smc-ra-$$
+NS_B=smc-rb-$$
+VETH_A=smcra$$
+VETH_B=smcrb$$
+ADDR4_A=192.0.2.1
+ADDR4_B=192.0.2.2
+N=8
+smcd_saved=""
+rdv_saved=""
+
+[ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs AF_SMC (SMC_TEST_INET=1)"
+[ "$(id -u)" = 0 ] || ktap_skip_all "must run as root"
+require_tools ip ss python3
+require_smc
+[ -x "$SMC_RUN" ] || ktap_skip_all "smc_run not built (run make)"
+[ -x "$XFER" ] || ktap_skip_all "smc_xfer not built (run make)"
+[ -w "$SMCD_PARAM" ] || ktap_skip_all "no writable smcd module parameter"
+[ -w "$RDV_PARAM" ] || ktap_skip_all "no smcd_rendezvous module parameter"
+
+rdv_cleanup()
+{
+	cleanup
+	ip netns del "$NS_A" 2>/dev/null
+	ip netns del "$NS_B" 2>/dev/null
+	[ -n "$smcd_saved" ] && echo "$smcd_saved" > "$SMCD_PARAM"
+	[ -n "$rdv_saved" ] && echo "$rdv_saved" > "$RDV_PARAM"
+}
+
+setup_common
+trap rdv_cleanup EXIT
+mount_debugfs
+[ -r "$RDV" ] || ktap_skip_all "no $RDV"
+
+smcd_saved=$(cat "$SMCD_PARAM")
+rdv_saved=$(cat "$RDV_PARAM")
+echo 1 > "$SMCD_PARAM" || ktap_skip_all "cannot turn on the smcd parameter"
+echo 1 > "$RDV_PARAM" || ktap_skip_all "cannot turn on smcd_rendezvous"
+export SMC_EXPECT_PATH=smcd
+unset SMC_EXPECT_REASON
+
+# rdv NAME: a rendezvous counter (done, no_peer, busy, failed)
+rdv()
+{
+	awk -v n="$1" '$1 == n { print $2 }' "$RDV"
+}
+
+# rdv_all: all four counters on one line, for the log
+rdv_all()
+{
+	tr '\n' ' ' < "$RDV"
+}
+
+# clc_bytes NS PORT: the bytes the TCP sockets of the connection on PORT
+# received, as ss shows them (bytes_received is left out while 0)
+clc_bytes()
+{
+	in_ns "$1" ss -Htin "( sport = :$2 or dport = :$2 )" | grep -o 'bytes_received:[0-9]*' | awk -F: '{ s += $2 } END { print s + 0 }'
+}
+
+# xfer NAME SRV_NS CLI_NS LISTEN_ADDR CONNECT_ADDR CLC: one connection,
+# its path checked at both ends while it is up; CLC=0: no byte on its
+# TCP sockets, CLC=1: the CLC messages are there.  Then both directions
+# of the transfer are verified.
+xfer()
+{
+	local name=$1 sns=$2 cns=$3 clc=$6 rc n
+
+	xfer_up "$1" "$2" "$3" "$4" "$5" -n 300000 -m 200000
+	rc=$?
+	[ $rc = 2 ] && return 1
+	if [ -e "$XFER_DIR/path-s" ]; then
+		n=$(clc_bytes "$sns" "$XFER_PORT")
+		[ "$sns" != "$cns" ] &&
+			n=$((n + $(clc_bytes "$cns" "$XFER_PORT")))
+		if [ "$clc" = 0 ] && [ "$n" != 0 ]; then
+			ktap_diag "$name: its TCP sockets received $n bytes"
+			rc=1
+		elif [ "$clc" = 1 ] && [ "$n" = 0 ]; then
+			ktap_diag "$name: no CLC message on its TCP sockets"
+			rc=1
+		fi
+	fi
+	xfer_done || rc=1
+	[ $rc = 0 ] ||
+		ktap_diag "$(sed 's/^# //' "$XFER_DIR/srv.out" "$XFER_DIR/cli.out")"
+	return $rc
+}
+
+# many NAME LISTEN_ADDR CONNECT_ADDR: N connections in the initial
+# netns; each must be set up by its client (done) or have found its
+# server's handshake begun (busy), most of them the former
+many()
+{
+	local name=$1 laddr=$2 caddr=$3 i rc=0 d0 b0 p0 f0 dd db
+
+	d0=$(rdv done) b0=$(rdv busy) p0=$(rdv no_peer) f0=$(rdv failed)
+	for i in $(seq $N); do
+		xfer "$name-$i" "" "" "$laddr" "$caddr" 0 || rc=1
+	done
+	dd=$(($(rdv done) - d0))
+	db=$(($(rdv busy) - b0))
+	ktap_diag "$name: $N connections, $dd set up by the client, $db by CLC"
+	if [ $((dd + db)) != $N ] || [ $dd -lt $((N / 2)) ] ||
+	   [ "$(rdv no_peer)" != "$p0" ] || [ "$(rdv failed)" != "$f0" ]; then
+		ktap_diag "$name: counters now $(rdv_all)"
+		rc=1
+	fi
+	return $rc
+}
+
+test_param_off()
+{
+	local d0 rc=0
+
+	echo 0 > "$RDV_PARAM" || return 1
+	d0=$(rdv_all)
+	xfer clc_lo "" "" 127.0.0.1 127.0.0.1 1 || rc=1
+	echo 1 > "$RDV_PARAM" || rc=1
+	if [ "$(rdv_all)" != "$d0" ]; then
+		ktap_diag "counters moved: $d0 -> $(rdv_all)"
+		rc=1
+	fi
+	return $rc
+}
+
+setup_netns()
+{
+	ip netns add "$NS_A" || return 1
+	ip netns add "$NS_B" || return 1
+	ip -n "$NS_A" link set lo up || return 1
+	ip -n "$NS_B" link set lo up || return 1
+	veth_join "$NS_A" "$VETH_A" "$ADDR4_A/24" \
+		  "$NS_B" "$VETH_B" "$ADDR4_B/24"
+}
+
+test_other_netns()
+{
+	local p0 rc=0
+
+	setup_netns || { ktap_diag "cannot set up the namespaces"; return 1; }
+	p0=$(rdv no_peer)
+	xfer clc_veth "$NS_A" "$NS_B" "$ADDR4_A" "$ADDR4_A" 1 || rc=1
+	if [ "$(rdv no_peer)" != $((p0 + 1)) ]; then
+		ktap_diag "no_peer $p0 -> $(rdv no_peer)"
+		rc=1
+	fi
+	return $rc
+}
+
+# The client's connection exists before accept(): the listener's close
+# must reset it, as after a CLC handshake (smc_run: python's sockets
+# are AF_SMC ones)
+closed_listener()
+{
+	"$SMC_RUN" python3 - <<'EOF'
+import errno, socket
+srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 0)
+srv.bind(("127.0.0.1", 0))
+srv.listen(8)
+cli = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 0)
+cli.settimeout(20)
+cli.connect(srv.getsockname())
+srv.close()
+try:
+    data = cli.recv(10)
+    print("recv", len(data))
+except socket.timeout:
+    print("recv timed out")
+except OSError as e:
+    print("recv", errno.errorcode.get(e.errno, e.errno))
+try:
+    cli.send(b"x")
+    print("send ok")
+except OSError as e:
+    print("send", errno.errorcode.get(e.errno, e.errno))
+cli.close()
+EOF
+}
+
+test_closed_listener()
+{
+	local on off d0 rc=0
+
+	d0=$(rdv done)
+	on=$(closed_listener 2>&1)
+	[ "$(rdv done)" = $((d0 + 1)) ] ||
+		{ ktap_diag "not set up by the client: $(rdv_all)"; rc=1; }
+	echo 0 > "$RDV_PARAM" || return 1
+	off=$(closed_listener 2>&1)
+	echo 1 > "$RDV_PARAM" || rc=1
+	ktap_diag "rendezvous: $(echo $on); CLC: $(echo $off)"
+	[ "$on" = "$off" ] || rc=1
+	case "$on" in
+	*"recv ECONNRESET"*) ;;
+	*) ktap_diag "expected a reset"; rc=1 ;;
+	esac
+	return $rc
+}
+
+test_no_leftovers()
+{
+	local rc=0
+
+	if ! wait_until 30 smc_settled "$base"; then
+		ktap_diag "AF_SMC sockets $(smc_count), before $base"
+		rc=1
+	fi
+	if [ -n "$lo_base" ] && ! wait_until 30 lo_ism_settled; then
+		ktap_diag "loopback-ism DMBs $(lo_ism), before $lo_base"
+		rc=1
+	fi
+	return $rc
+}
+
+base=$(smc_count)
+lo_base=$(lo_ism)
+ktap_header 7
+many rendezvous_v4 127.0.0.1 127.0.0.1
+ktap_result rendezvous_v4_loopback $?
+many rendezvous_v6 ::1 ::1
+ktap_result rendezvous_v6_loopback $?
+many rendezvous_dual :: 127.0.0.1
+ktap_result rendezvous_v4_client_dual_stack_listener $?
+test_param_off
+ktap_result clc_with_rendezvous_off $?
+test_other_netns
+ktap_result clc_from_other_netns $?
+test_closed_listener
+ktap_result listener_closed_before_accept_resets $?
+test_no_leftovers
+ktap_result rendezvous_no_leftovers $?
+ktap_finish
