@@ -140,7 +140,6 @@ struct sock *smc_sock_alloc(struct net *net, struct socket *sock,
 	smc->stats = sn->stats;
 	INIT_WORK(&smc->connect_work, smc_connect_work);
 	INIT_WORK(&smc->handshake_work, smc_handshake_work);
-	timer_setup(&smc->hs_timer, smc_hs_timer_fn, 0);
 	INIT_LIST_HEAD(&smc->accept_node);
 	INIT_LIST_HEAD(&smc->table_node);
 	smc_table_add(smc);

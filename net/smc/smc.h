@@ -458,7 +458,6 @@ void smc_listen_stop(struct smc_sock *lsmc);
 void smc_handshake_work(struct work_struct *work);
 void smc_listen_accept_now(struct smc_sock *lsmc);
 void smc_listen_unpark(struct smc_sock *child);
-void smc_hs_timer_fn(struct timer_list *t);
 struct smc_sock *smc_listen_claim(struct sock *clcsk);
 void smc_listen_claim_end(struct smc_sock *child, bool done);
 

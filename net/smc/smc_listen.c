@@ -7,14 +7,14 @@
  * and gives each a child smc sock whose handshake runs in its own work
  * item; a child whose client has sent nothing yet is parked without a
  * worker until it does, or until a client of this host takes the
- * handshake over (smc_rendezvous.c).  Children that finished their handshake wait
- * in the accept queue for accept().  The number of children in
- * handshake or queued is bounded by the backlog, and the number in
- * handshake by SMC_LISTEN_HS_MAX: a handshake may sleep for seconds in
- * CLC receive (a message that stops half way), and a flood of such
- * clients must not take every worker of the handshake queue.  Beyond
- * either bound, new connections wait in TCP's accept queue, which
- * applies TCP's own backlog limit.
+ * handshake over (smc_rendezvous.c).  Children that finished their
+ * handshake wait in the accept queue for accept().  The number of
+ * children in handshake or queued is bounded by the backlog, and the
+ * number in handshake by SMC_LISTEN_HS_MAX: a handshake may sleep for
+ * seconds in CLC receive (a message that stops half way), and a flood
+ * of such clients must not take every worker of the handshake queue.
+ * Beyond either bound, new connections wait in TCP's accept queue,
+ * which applies TCP's own backlog limit.
  */
 
 #include <linux/net.h>
@@ -113,6 +113,12 @@ static bool smc_listen_congested(const struct sock *clcsk)
 	return busy;
 }
 
+/* The end of a parked child's CLC wait */
+static void smc_hs_timer_fn(struct timer_list *t)
+{
+	smc_listen_unpark(container_of(t, struct smc_sock, hs_timer));
+}
+
 static struct smc_sock *smc_listen_new_child(struct smc_sock *lsmc,
 					     struct socket *newclc)
 {
@@ -138,6 +144,7 @@ static struct smc_sock *smc_listen_new_child(struct smc_sock *lsmc,
 	sock_hold(lsk);
 	child->listen_smc = lsmc;
 	child->hs_deadline = jiffies + SMC_CLC_WAIT_TIME;
+	timer_setup(&child->hs_timer, smc_hs_timer_fn, 0);
 	return child;
 }
 
@@ -218,7 +225,8 @@ void smc_listen_accept_now(struct smc_sock *lsmc)
 /*
  * The child on TCP socket @clcsk, if its handshake has not begun: taken
  * off the handshake queue, with the work item's reference, for a caller
- * that does the handshake itself.  NULL otherwise.
+ * that does the handshake itself.  NULL if no smc sock owns @clcsk yet,
+ * ERR_PTR(-EBUSY) if one does that cannot be claimed.
  */
 struct smc_sock *smc_listen_claim(struct sock *clcsk)
 {
@@ -229,9 +237,9 @@ struct smc_sock *smc_listen_claim(struct sock *clcsk)
 	if (child && (!READ_ONCE(child->listen_smc) ||
 		      (!test_and_clear_bit(SMC_HS_PARKED, &child->hs_parked) &&
 		       !cancel_work(&child->handshake_work))))
-		child = NULL;
+		child = ERR_PTR(-EBUSY);
 	rcu_read_unlock();
-	if (child)
+	if (!IS_ERR_OR_NULL(child))
 		del_timer_sync(&child->hs_timer);
 	return child;
 }
@@ -292,11 +300,6 @@ void smc_listen_unpark(struct smc_sock *smc)
 		queue_work(smc_hs_wq, &smc->handshake_work);
 }
 
-void smc_hs_timer_fn(struct timer_list *t)
-{
-	smc_listen_unpark(container_of(t, struct smc_sock, hs_timer));
-}
-
 /* Park @child if its client sent nothing yet: true if parked */
 static bool smc_hs_park(struct smc_sock *child)
 {
@@ -335,16 +338,18 @@ void smc_handshake_work(struct work_struct *work)
 {
 	struct smc_sock *child = container_of(work, struct smc_sock,
 					      handshake_work);
+	bool syn_smc;
 	int rc = 0;
 
 	lock_sock(&child->sk);
 	del_timer_sync(&child->hs_timer);
-	if (tcp_sk(smc_clcsk(child))->syn_smc && smc_hs_park(child)) {
+	syn_smc = tcp_sk(smc_clcsk(child))->syn_smc;
+	if (syn_smc && smc_hs_park(child)) {
 		release_sock(&child->sk);
 		return;
 	}
 	/* a client without the SMC option in its SYN cannot do SMC */
-	if (!tcp_sk(smc_clcsk(child))->syn_smc)
+	if (!syn_smc)
 		smc_switch_to_fallback(child, SMC_CLC_DECL_PEERNOSMC);
 	else if (!smc_hs_has_input(child))
 		rc = -ETIMEDOUT;	/* the CLC wait is over */

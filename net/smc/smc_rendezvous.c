@@ -120,17 +120,6 @@ static struct sock *smc_rdv_lookup(struct sock *clcsk, bool listener)
 	return IS_ERR(sk) ? NULL : sk;
 }
 
-/* Does @peer, a TCP socket, belong to an smc sock of ours? */
-static bool smc_rdv_owned(const struct sock *peer)
-{
-	bool owned;
-
-	rcu_read_lock();
-	owned = smc_tcp_sk_owner(peer);
-	rcu_read_unlock();
-	return owned;
-}
-
 /*
  * Take what waits in the accept queue of the SMC listener that the
  * connection of @clcsk went to.  False if there is no such listener.
@@ -174,13 +163,15 @@ static struct smc_sock *smc_rdv_child(struct sock *clcsk, int *why)
 	    !smc_rdv_same_conn(clcsk, peer))
 		goto out;
 
-	/* still in TCP's accept queue: take it out here and now */
-	if (!smc_rdv_owned(peer) && !smc_rdv_accept_now(clcsk))
-		goto out;
 	child = smc_listen_claim(peer);
-	/* else its handshake began already, or no SMC listener took it */
-	if (!child && smc_rdv_owned(peer))
+	/* still in TCP's accept queue: take it out here and now */
+	if (!child && smc_rdv_accept_now(clcsk))
+		child = smc_listen_claim(peer);
+	/* its handshake began already; NULL: no SMC listener took it */
+	if (IS_ERR(child)) {
 		*why = SMC_RDV_BUSY;
+		child = NULL;
+	}
 out:
 	sock_gen_put(peer);
 	return child;
