@@ -433,7 +433,8 @@ ns_cmd()
 # xfer_up NAME SRV_NS CLI_NS LISTEN_ADDR CONNECT_ADDR ARGS...: an smc_xfer
 # server (ARGS added) in SRV_NS and its client in CLI_NS ("" is this
 # namespace), held once connected, each end's path checked from its own
-# namespace.  Sets XFER_DIR, XFER_PORT, XFER_SPID, XFER_CPID.  Returns 0,
+# namespace.  Sets XFER_DIR, XFER_PORT, XFER_SPID, XFER_CPID, and
+# XFER_UP=1 once both ends hold the connection.  Returns 0,
 # 1 when a check failed, 2 when there is no connection to finish.
 xfer_up()
 {
@@ -441,7 +442,7 @@ xfer_up()
 	local d=$tmp_dir/$1
 
 	shift 5
-	XFER_DIR=$d XFER_PORT=$((20000 + RANDOM % 20000)) XFER_CPID=
+	XFER_DIR=$d XFER_PORT=$((20000 + RANDOM % 20000)) XFER_CPID= XFER_UP=
 	mkdir -p "$d"
 	ns_cmd "$sns"
 	"${NS_CMD[@]}" "$HERE/smc_xfer" -s "$laddr" "$XFER_PORT" -S "$seed" \
@@ -461,6 +462,7 @@ xfer_up()
 		ktap_diag "$name: no connection: $(cat "$d/srv.out" "$d/cli.out")"
 		return 1
 	fi
+	XFER_UP=1
 	if ! in_ns "$sns" "$SMC_PATH" -p $XFER_SPID -e > "$d/path-s" 2>&1; then
 		ktap_diag "$name: server path from its netns: $(cat "$d/path-s")"
 		rc=1

@@ -115,7 +115,7 @@ xfer()
 	xfer_up "$name" "$sns" "$cns" "$addr" "$addr" -n "$c2s" -m "$s2c"
 	rc=$?
 	[ $rc = 2 ] && return 1
-	if [ $rc = 0 ] || [ -s "$XFER_DIR/path-s" ]; then
+	if [ "$XFER_UP" = 1 ]; then
 		ktap_diag "$name: server $(head -n 1 "$XFER_DIR/path-s")"
 		# and invisible from everywhere else
 		invisible "$name: server" $XFER_SPID "$sns" "" "$cns" "$@" || rc=1

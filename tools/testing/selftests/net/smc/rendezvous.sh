@@ -82,7 +82,9 @@ rdv_all()
 # received, as ss shows them (bytes_received is left out while 0)
 clc_bytes()
 {
-	in_ns "$1" ss -Htin "( sport = :$2 or dport = :$2 )" | grep -o 'bytes_received:[0-9]*' | awk -F: '{ s += $2 } END { print s + 0 }'
+	in_ns "$1" ss -Htin "( sport = :$2 or dport = :$2 )" |
+		grep -o 'bytes_received:[0-9]*' |
+		awk -F: '{ s += $2 } END { print s + 0 }'
 }
 
 # xfer NAME SRV_NS CLI_NS LISTEN_ADDR CONNECT_ADDR CLC: one connection,
@@ -96,7 +98,7 @@ xfer()
 	xfer_up "$1" "$2" "$3" "$4" "$5" -n 300000 -m 200000
 	rc=$?
 	[ $rc = 2 ] && return 1
-	if [ -e "$XFER_DIR/path-s" ]; then
+	if [ "$XFER_UP" = 1 ]; then
 		n=$(clc_bytes "$sns" "$XFER_PORT")
 		[ "$sns" != "$cns" ] &&
 			n=$((n + $(clc_bytes "$cns" "$XFER_PORT")))
