@@ -225,8 +225,9 @@ void smc_listen_accept_now(struct smc_sock *lsmc)
 /*
  * The child on TCP socket @clcsk, if its handshake has not begun: taken
  * off the handshake queue, with the work item's reference, for a caller
- * that does the handshake itself.  NULL if no smc sock owns @clcsk yet,
- * ERR_PTR(-EBUSY) if one does that cannot be claimed.
+ * that does the handshake itself and then, with the child locked, ends
+ * the claim (smc_listen_claim_end()).  NULL if no smc sock owns @clcsk
+ * yet, ERR_PTR(-EBUSY) if one does that cannot be claimed.
  */
 struct smc_sock *smc_listen_claim(struct sock *clcsk)
 {
@@ -239,8 +240,6 @@ struct smc_sock *smc_listen_claim(struct sock *clcsk)
 		       !cancel_work(&child->handshake_work))))
 		child = ERR_PTR(-EBUSY);
 	rcu_read_unlock();
-	if (!IS_ERR_OR_NULL(child))
-		del_timer_sync(&child->hs_timer);
 	return child;
 }
 
@@ -365,6 +364,12 @@ void smc_handshake_work(struct work_struct *work)
  */
 void smc_listen_claim_end(struct smc_sock *child, bool done)
 {
+	/*
+	 * Only now that we hold the child's lock: a handshake work that
+	 * was parking it when we claimed it arms the timer after the
+	 * parked bit we took, and has released the lock since.
+	 */
+	del_timer_sync(&child->hs_timer);
 	if (done) {
 		smc_stats_hs_done(child, true, SMC_V2);
 		smc_handshake_end(child, 0);
