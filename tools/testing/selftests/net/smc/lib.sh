@@ -17,7 +17,8 @@ SMC_TEST_INET=${SMC_TEST_INET:-0}
 # SMC_TEST_SLOWDOWN: how many times slower than Debian's this kernel
 # runs (vm-run sets it for the debug kernel).  Traffic that only has to
 # last while something happens under it, a link going down, is sized in
-# time rather than bytes: $((BYTES / SMC_TEST_SLOWDOWN)).
+# time rather than bytes: $((BYTES / SMC_TEST_SLOWDOWN)); the bounds of
+# wait_until() are multiplied by it.
 SMC_TEST_SLOWDOWN=${SMC_TEST_SLOWDOWN:-1}
 
 KSFT_PASS=0
@@ -284,10 +285,12 @@ nap()
 	return 0
 }
 
-# wait_until TIMEOUT_S CMD...: poll CMD every 0.1 s
+# wait_until TIMEOUT_S CMD...: poll CMD every 0.1 s.  TIMEOUT_S bounds
+# a hang, the time Debian's kernel may take: a slower one gets that many
+# times more (SMC_TEST_SLOWDOWN).
 wait_until()
 {
-	local end=$((SECONDS + $1))
+	local end=$((SECONDS + $1 * SMC_TEST_SLOWDOWN))
 
 	shift
 	while ! "$@" >/dev/null 2>&1; do
