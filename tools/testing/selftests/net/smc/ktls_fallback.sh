@@ -176,7 +176,7 @@ PY
 port=$(free_port)
 python3 "$tmp_dir/peer.py" "$port" "$tmp_dir/go" > "$tmp_dir/peer.out" 2>&1 &
 track $!
-wait_until $((10 * SMC_TEST_SLOWDOWN)) port_listening "$port" ||
+wait_until 10 port_listening "$port" ||
 	ktap_diag "the peer did not listen"
 
 # case 1: the user's connections fell back with the redirect, kTLS set

@@ -870,14 +870,12 @@ srv_lgr_is()
 # SMC_TEST_SLOWDOWN: it may make the group's first link)
 hold_good()
 {
-	local slow=$SMC_TEST_SLOWDOWN
-
 	rm -f "$tmp_dir/$1.hs" "$tmp_dir/$1.hc"
 	"$XFER" -s "$SMCR_B" "$2" -n 300000 -m 300000 -t 240 \
 		-r "$tmp_dir/$1.r" -H "$tmp_dir/$1.hs" > "$tmp_dir/$1.s" 2>&1 &
 	good_s=$!
 	track $good_s
-	if ! wait_until $((10 * slow)) test -e "$tmp_dir/$1.r"; then
+	if ! wait_until 10 test -e "$tmp_dir/$1.r"; then
 		ktap_diag "$1: the server does not listen"
 		return 1
 	fi
@@ -885,9 +883,9 @@ hold_good()
 		-H "$tmp_dir/$1.hc" > "$tmp_dir/$1.c" 2>&1 &
 	good_c=$!
 	track $good_c
-	wait_until $((20 * slow)) test -e "$tmp_dir/$1.hs" -a -e "$tmp_dir/$1.hc" &&
+	wait_until 20 test -e "$tmp_dir/$1.hs" -a -e "$tmp_dir/$1.hc" &&
 		return 0
-	ktap_diag "$1: not connected and holding in $((20 * slow)) s"
+	ktap_diag "$1: not connected and holding in $((20 * SMC_TEST_SLOWDOWN)) s"
 	return 1
 }
 
@@ -904,7 +902,7 @@ make_orphans()
 		> "$tmp_dir/hold.s" 2>&1 &
 	hsrv=$!
 	track $hsrv
-	wait_until $((10 * SMC_TEST_SLOWDOWN)) grep -q '^ready' "$tmp_dir/hold.s" ||
+	wait_until 10 grep -q '^ready' "$tmp_dir/hold.s" ||
 		{ ktap_diag "the holding server is not ready"; rc=1; }
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$HERE/hostile_peer" smcr-hold-client "$SMCR_B" "$port" "$1" \

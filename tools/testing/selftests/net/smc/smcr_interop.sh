@@ -219,13 +219,14 @@ on()
 # WAIT_FNS: lib.sh's wait_until for a command line run at the peer,
 # so that it polls without a fork per try as this end does
 WAIT_FNS="exec {nap_fd}<> <(:)
+SMC_TEST_SLOWDOWN=$SMC_TEST_SLOWDOWN
 $(declare -f nap wait_until)"
 
 # listening SIDE PORT [SEC]: the smc_xfer server on PORT at SIDE
-# listens within SEC seconds (10; times SMC_TEST_SLOWDOWN)
+# listens within SEC seconds (10; wait_until() scales it)
 listening()
 {
-	local f=/tmp/smc-interop.r$2 sec=$((${3:-10} * SMC_TEST_SLOWDOWN))
+	local f=/tmp/smc-interop.r$2 sec=${3:-10}
 
 	if [ "$1" = ours ]; then
 		wait_until "$sec" test -e "$f"
@@ -327,10 +328,10 @@ held()
 # all_held N: N connections wait at each end
 all_held()
 {
-	wait_until $((30 * SMC_TEST_SLOWDOWN)) held "$1" &&
+	wait_until 30 held "$1" &&
 	peer "$WAIT_FNS
 	      $(declare -f held)
-	      wait_until $((30 * SMC_TEST_SLOWDOWN)) held $1" > /dev/null
+	      wait_until 30 held $1" > /dev/null
 }
 
 # release_held: let the waiting connections of both ends go

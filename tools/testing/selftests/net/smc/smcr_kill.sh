@@ -130,7 +130,7 @@ gone()
 port=$(free_port)
 "${SMC[@]}" python3 "$tmp_dir/srv.py" "$SMCR_B" "$port" > "$tmp_dir/srv.out" 2>&1 &
 track $!
-wait_until $((10 * SMC_TEST_SLOWDOWN)) port_listening "$port" ||
+wait_until 10 port_listening "$port" ||
 	ktap_diag "the server did not listen"
 
 coproc VIC { exec "${SMC[@]}" python3 "$tmp_dir/victim.py" "$SMCR_B" "$port" "$tmp_dir/close"; }
