@@ -285,12 +285,13 @@ nap()
 	return 0
 }
 
-# wait_until TIMEOUT_S CMD...: poll CMD every 0.1 s.  TIMEOUT_S bounds
-# a hang, the time Debian's kernel may take: a slower one gets that many
-# times more (SMC_TEST_SLOWDOWN).
-wait_until()
+# wait_exactly TIMEOUT_S CMD...: poll CMD every 0.1 s for TIMEOUT_S,
+# whatever the kernel's speed: for a bound that is part of what a test
+# asserts (a timer's length plus its slack, the slack scaled by the
+# caller).
+wait_exactly()
 {
-	local end=$((SECONDS + $1 * SMC_TEST_SLOWDOWN))
+	local end=$((SECONDS + $1))
 
 	shift
 	while ! "$@" >/dev/null 2>&1; do
@@ -298,6 +299,39 @@ wait_until()
 		nap
 	done
 	return 0
+}
+
+# wait_until TIMEOUT_S CMD...: as wait_exactly, but TIMEOUT_S bounds a
+# hang, the time Debian's kernel may take: a slower one gets that many
+# times more (SMC_TEST_SLOWDOWN).
+wait_until()
+{
+	local tmo=$(($1 * SMC_TEST_SLOWDOWN))
+
+	shift
+	wait_exactly "$tmo" "$@"
+}
+
+# pid_gone PID: PID has exited (a zombie or no process)
+pid_gone()
+{
+	local st
+
+	st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)
+	[ -z "$st" ] || [ "$st" = Z ]
+}
+
+# wait_gone TIMEOUT_S PID: reap PID with its status if it ends within
+# wait_until's bound, else kill it and fail (a wait for a process that
+# may hang must never be unbounded).
+wait_gone()
+{
+	if ! wait_until "$1" pid_gone "$2"; then
+		kill -9 "$2" 2>/dev/null
+		wait "$2" 2>/dev/null
+		return 1
+	fi
+	wait "$2"
 }
 
 port_listening()

@@ -957,9 +957,11 @@ conns=$(srv_lgr conns)
 ktap_diag "orphans made: server group conns $conns, rmb_alloc $(srv_lgr rmb_alloc)"
 [ "$conns" -ge $((conns0 + NHOLD - 2)) ] 2>/dev/null ||
 	{ ktap_diag "fewer than $((NHOLD - 2)) orphans"; rc=1; }
-# reaped within the timeout and some slack for TCG
-wait_until $((FIN + 35)) srv_lgr_is conns = "$conns0" ||
-	{ ktap_diag "the orphans last beyond $((FIN + 35)) s"; rc=1; }
+# reaped within the timeout and some slack for TCG (the timeout is
+# already scaled, the slack is scaled here)
+reap=$((FIN + 35 * SMC_TEST_SLOWDOWN))
+wait_exactly $reap srv_lgr_is conns = "$conns0" ||
+	{ ktap_diag "the orphans last beyond $reap s"; rc=1; }
 # the RMBs are freed (freed ones of the pool the orphans took too)
 wait_until 10 srv_lgr_is rmb_alloc -le "$rmb0" ||
 	{ ktap_diag "their RMBs are not freed"; rc=1; }

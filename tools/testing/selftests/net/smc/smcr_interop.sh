@@ -220,7 +220,7 @@ on()
 # so that it polls without a fork per try as this end does
 WAIT_FNS="exec {nap_fd}<> <(:)
 SMC_TEST_SLOWDOWN=$SMC_TEST_SLOWDOWN
-$(declare -f nap wait_until)"
+$(declare -f nap wait_exactly wait_until)"
 
 # listening SIDE PORT [SEC]: the smc_xfer server on PORT at SIDE
 # listens within SEC seconds (10; wait_until() scales it)

@@ -118,15 +118,6 @@ in_d()
 	[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = D ]
 }
 
-# gone PID: PID has exited (a zombie or no process)
-gone()
-{
-	local st
-
-	st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)
-	[ -z "$st" ] || [ "$st" = Z ]
-}
-
 port=$(free_port)
 "${SMC[@]}" python3 "$tmp_dir/srv.py" "$SMCR_B" "$port" > "$tmp_dir/srv.out" 2>&1 &
 track $!
@@ -170,7 +161,7 @@ else
 fi
 ktap_diag "filler sent $(cat "$tmp_dir/count" 2>/dev/null || echo '<100') CDCs, stat $(awk '{print $3}' /proc/$fpid/stat 2>/dev/null), wchan $(cat /proc/$fpid/wchan 2>/dev/null)"
 kill -9 "$fpid"
-wait_until 5 gone "$fpid" || rc=1
+wait_until 5 pid_gone "$fpid" || rc=1
 ktap_result "the filler's sends stall and it dies of SIGKILL" $rc
 
 # 3: the victim's close waits for a slot; SIGKILL must end it at once.
