@@ -14,6 +14,9 @@
  *             wait until someone removes it before the transfer
  *   -t SEC    give up after SEC seconds (default 120), times
  *             SMC_TEST_SLOWDOWN on a slower kernel (the debug kernel)
+ *   -L SEC    close with SO_LINGER of SEC seconds: the stack may take
+ *             that long to send what is still in the send buffer
+ *             (upstream's SMC gives up on it after 2 s without)
  *
  * ADDR is IPv4 or IPv6.  The connection's own path is checked through
  * sock_diag of the netns the program runs in against SMC_EXPECT_PATH
@@ -272,7 +275,7 @@ static void on_alarm(int sig)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: smc_xfer -s|-c ADDR PORT [-n BYTES] [-m BYTES] [-S SEED] [-r FILE] [-H FILE] [-t SEC]\n");
+		"usage: smc_xfer -s|-c ADDR PORT [-n BYTES] [-m BYTES] [-S SEED] [-r FILE] [-H FILE] [-t SEC] [-L SEC]\n");
 	exit(2);
 }
 
@@ -285,14 +288,14 @@ int main(int argc, char **argv)
 	struct sockaddr_storage ss;
 	uint8_t want[32];
 	char h1[65], h2[65];
-	unsigned int tmo = 120;
+	unsigned int tmo = 120, linger = 0;
 	pthread_t t;
 	socklen_t l;
 	int opt;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
-	while ((opt = getopt(argc, argv, "scn:m:S:r:H:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "scn:m:S:r:H:t:L:")) != -1) {
 		switch (opt) {
 		case 's':
 			server = 1;
@@ -317,6 +320,9 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			tmo = atoi(optarg);
+			break;
+		case 'L':
+			linger = atoi(optarg);
 			break;
 		default:
 			usage();
@@ -405,6 +411,11 @@ int main(int argc, char **argv)
 		ktap_diag("%s: sent %llu, received %llu bytes, sha256 %.16s... ok",
 			  role, (unsigned long long)w.done,
 			  (unsigned long long)r.done, h1);
+	}
+	if (linger) {
+		struct linger lg = { .l_onoff = 1, .l_linger = linger };
+
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	}
 	close(fd);
 	return ok ? KSFT_PASS : KSFT_FAIL;

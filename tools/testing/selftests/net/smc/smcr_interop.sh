@@ -193,7 +193,11 @@ next_port()
 	port=$port_next
 }
 
-# xfer_cmd ROLE ADDR PORT N M PATH REASON [SEED]: an smc_xfer command line
+# xfer_cmd ROLE ADDR PORT N M PATH REASON [SEED]: an smc_xfer command line.
+# Each end closes with a linger time: upstream's close otherwise waits 2 s
+# for its send buffer to drain, then closes with the rest unsent (as
+# smc_close_active() does), which the many connections at once of a
+# one-vCPU debug guest outlast: our end then reads an early EOF.
 xfer_cmd()
 {
 	local ready=""
@@ -202,7 +206,7 @@ xfer_cmd()
 	# XFER_HOLD: connect, then wait until this file is gone
 	[ -n "${XFER_HOLD:-}" ] && ready+=" -H $XFER_HOLD$1$3"
 	echo "SMC_EXPECT_PATH=$6 SMC_EXPECT_REASON=$7 $XFER $1 $2 $3" \
-	     "-n $4 -m $5 -S ${8:-1} -t 90 $ready"
+	     "-n $4 -m $5 -S ${8:-1} -t 90 -L 90 $ready"
 }
 
 # on SIDE CMD [TIMEOUT]: run the command line CMD here (ours) or on the
