@@ -99,15 +99,19 @@ static inline s64 smc_curs_comp(u32 size, const struct smc_cursor *old,
 }
 
 /*
- * SMC-R receive: true if cursor @new is stale against the stored @old and
- * must be ignored (smaller non-zero wrap, or same wrap and smaller count).
+ * Receive: true if cursor @new is behind the stored @old and must be
+ * ignored (an earlier wrap, or the same wrap and a smaller count).  A
+ * cursor moves at most one ring ahead, so the 16-bit wrap counters
+ * compare by their signed distance, which its own wrap-around keeps
+ * (upstream's test of a smaller non-zero wrap takes a cursor that went
+ * back from wrap 1 to wrap 0).
  */
 static inline bool smc_curs_stale(const struct smc_cursor *old,
 				  const struct smc_cursor *new)
 {
-	if (old->wrap > new->wrap && new->wrap)
-		return true;
-	return old->wrap == new->wrap && old->count > new->count;
+	s16 d = (s16)(new->wrap - old->wrap);
+
+	return d < 0 || (!d && old->count > new->count);
 }
 
 /* Bytes readable: from our consumer cursor to the peer's producer cursor. */

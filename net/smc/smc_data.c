@@ -120,6 +120,18 @@ bool smc_conn_rx_cdc(struct smc_sock *smc, const struct smc_cdc_view *in)
 		/* take nothing from it, treat it as an abort */
 		h.conn_state_flags = SMC_CDC_CS_ABORT;
 	} else {
+		/*
+		 * An SMC-R cursor never goes back.  After a failover
+		 * upstream's end sends its producer cursor as its last
+		 * completed CDC had it, behind what came over the failed
+		 * link, until it has written those bytes again: taken, it
+		 * would have us read a ring's worth of what is not there.
+		 * (SMC-D's header holds the peer's cursors as they are.)
+		 */
+		if (h.has_seq && smc_curs_stale(&c->peer_prod, &h.prod))
+			h.prod = c->peer_prod;
+		if (h.has_seq && smc_curs_stale(&c->peer_cons, &h.cons))
+			h.cons = c->peer_cons;
 		data = !smc_curs_equal(&h.prod, &c->peer_prod);
 		urgent = data && smc_rx_urgent(smc, &h);
 		space = !smc_curs_equal(&h.cons, &c->peer_cons);

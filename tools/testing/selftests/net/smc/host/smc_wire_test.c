@@ -1250,8 +1250,16 @@ static void test_curs_comp_stale(void)
 	n.wrap = 6;
 	n.count = 0;
 	CHECK(!smc_curs_stale(&o, &n));
-	n.wrap = 0;	/* wrap counter wrapped: not stale */
+	n.wrap = 0;	/* back over the first wrap: stale */
+	CHECK(smc_curs_stale(&o, &n));
+	o.wrap = 65535;	/* the wrap counter wrapped: not stale */
 	CHECK(!smc_curs_stale(&o, &n));
+	n.wrap = 65535;
+	n.count = 0;
+	CHECK(smc_curs_stale(&o, &n));
+	o.wrap = 0;	/* one wrap ahead of 65535: stale */
+	o.count = 0;
+	CHECK(smc_curs_stale(&o, &n));
 	o.wrap = 0;
 	o.count = 10;
 	n.wrap = 0;
