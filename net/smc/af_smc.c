@@ -69,7 +69,7 @@ u32 smc_lgr_new_id(void)
 	return id;
 }
 
-static void smc_set_keepalive(struct sock *sk, int val)
+void smc_set_keepalive(struct sock *sk, int val)
 {
 	struct sock *clcsk = smc_clcsk(smc_sk(sk));
 
@@ -102,30 +102,23 @@ static void smc_destruct(struct sock *sk)
 	WARN_ON_ONCE(smc->clcsock);
 	kfree(smc->listen);
 	smc->listen = NULL;
+	if (sk->sk_family != PF_SMC)
+		smc_inet_destruct(sk);
 }
 
 /*
- * Allocate an smc sock.  @sock is NULL for the child of a listener,
- * which gets its struct socket only at accept() time.
+ * What every smc sock starts with, once sk_alloc() and sock_init_data()
+ * made it and its protocol is set.
  */
-struct sock *smc_sock_alloc(struct net *net, struct socket *sock,
-			    int protocol, gfp_t gfp)
+void smc_sock_setup(struct sock *sk)
 {
-	struct proto *prot;
+	struct smc_sock *smc = smc_sk(sk);
+	struct net *net = sock_net(sk);
 	struct smc_net *sn;
-	struct smc_sock *smc;
-	struct sock *sk;
 
-	prot = protocol == SMCPROTO_SMC6 ? &smc_proto6 : &smc_proto;
-	sk = sk_alloc(net, PF_SMC, gfp, prot, 0);
-	if (!sk)
-		return NULL;
-
-	sock_init_data(sock, sk);
 	/* a child has no socket yet to take the type from */
 	sk->sk_type = SOCK_STREAM;
 	sk->sk_state = SMC_INIT;
-	sk->sk_protocol = protocol;
 	sk->sk_destruct = smc_destruct;
 	/* clcsock callbacks may still look at us until a grace period ends */
 	sock_set_flag(sk, SOCK_RCU_FREE);
@@ -134,7 +127,6 @@ struct sock *smc_sock_alloc(struct net *net, struct socket *sock,
 	WRITE_ONCE(sk->sk_sndbuf, 2 * READ_ONCE(sn->wmem));
 	WRITE_ONCE(sk->sk_rcvbuf, 2 * READ_ONCE(sn->rmem));
 
-	smc = smc_sk(sk);
 	smc->path = SMC_PATH_TCP;
 	smc->limit_hs = READ_ONCE(sn->limit_smc_hs);
 	smc->stats = sn->stats;
@@ -143,13 +135,49 @@ struct sock *smc_sock_alloc(struct net *net, struct socket *sock,
 	INIT_LIST_HEAD(&smc->accept_node);
 	INIT_LIST_HEAD(&smc->table_node);
 	smc_table_add(smc);
+}
+
+/* An AF_SMC sock for @sock, created by the user */
+struct sock *smc_sock_alloc(struct net *net, struct socket *sock,
+			    int protocol, gfp_t gfp)
+{
+	struct proto *prot;
+	struct sock *sk;
+
+	prot = protocol == SMCPROTO_SMC6 ? &smc_proto6 : &smc_proto;
+	sk = sk_alloc(net, PF_SMC, gfp, prot, 0);
+	if (!sk)
+		return NULL;
+	sock_init_data(sock, sk);
+	sk->sk_protocol = protocol;
+	smc_sock_setup(sk);
+	return sk;
+}
+
+/*
+ * A child of listener @lsk, of its family, proto and protocol (as a TCP
+ * child is): it gets its struct socket only at accept() time.
+ */
+struct sock *smc_child_alloc(const struct sock *lsk)
+{
+	struct sock *sk;
+
+	sk = sk_alloc(sock_net(lsk), lsk->sk_family, GFP_KERNEL, lsk->sk_prot,
+		      0);
+	if (!sk)
+		return NULL;
+	sock_init_data(NULL, sk);
+	sk->sk_protocol = lsk->sk_protocol;
+	if (lsk->sk_family != PF_SMC)
+		smc_inet_child_init(sk, lsk);
+	smc_sock_setup(sk);
 	return sk;
 }
 
 /* The internal TCP socket of a socket created by the user */
-static int smc_create_clcsock(struct smc_sock *smc, int protocol)
+int smc_create_clcsock(struct smc_sock *smc)
 {
-	int family = protocol == SMCPROTO_SMC6 ? PF_INET6 : PF_INET;
+	int family = smc_sk_v6(&smc->sk) ? PF_INET6 : PF_INET;
 	struct sock *sk = &smc->sk;
 	struct socket *clcsock;
 	int rc;
@@ -202,7 +230,7 @@ static int smc_create(struct net *net, struct socket *sock, int protocol,
 	if (!sk)
 		return -ENOBUFS;
 
-	rc = smc_create_clcsock(smc_sk(sk), protocol);
+	rc = smc_create_clcsock(smc_sk(sk));
 	if (rc) {
 		smc_table_del(smc_sk(sk));
 		sk->sk_state = SMC_CLOSED;
@@ -278,26 +306,31 @@ out:
 	return rc;
 }
 
-const struct proto_ops smc_sock_ops = {
-	.family		= PF_SMC,
-	.owner		= THIS_MODULE,
-	.release	= smc_release,
-	.bind		= smc_bind,
-	.connect	= smc_connect,
-	.socketpair	= sock_no_socketpair,
-	.accept		= smc_compat_accept,
-	.getname	= smc_getname,
-	.poll		= smc_poll,
-	.ioctl		= smc_ioctl,
-	.listen		= smc_listen,
-	.shutdown	= smc_shutdown,
-	.setsockopt	= smc_setsockopt,
-	.getsockopt	= smc_getsockopt,
-	.sendmsg	= smc_sendmsg,
-	.recvmsg	= smc_recvmsg,
-	.mmap		= sock_no_mmap,
-	.splice_read	= smc_splice_read,
-};
+/* one table per family: IPPROTO_SMC's differ only in it (smc_inet.c) */
+#define SMC_PROTO_OPS(fam) {			\
+	.family		= fam,			\
+	.owner		= THIS_MODULE,		\
+	.release	= smc_release,		\
+	.bind		= smc_bind,		\
+	.connect	= smc_connect,		\
+	.socketpair	= sock_no_socketpair,	\
+	.accept		= smc_compat_accept,	\
+	.getname	= smc_getname,		\
+	.poll		= smc_poll,		\
+	.ioctl		= smc_ioctl,		\
+	.listen		= smc_listen,		\
+	.shutdown	= smc_shutdown,		\
+	.setsockopt	= smc_setsockopt,	\
+	.getsockopt	= smc_getsockopt,	\
+	.sendmsg	= smc_sendmsg,		\
+	.recvmsg	= smc_recvmsg,		\
+	.mmap		= sock_no_mmap,		\
+	.splice_read	= smc_splice_read,	\
+}
+
+const struct proto_ops smc_sock_ops = SMC_PROTO_OPS(PF_SMC);
+const struct proto_ops smc_inet_ops = SMC_PROTO_OPS(PF_INET);
+const struct proto_ops smc_inet6_ops = SMC_PROTO_OPS(PF_INET6);
 
 static const struct net_proto_family smc_family_ops = {
 	.family	= PF_SMC,
@@ -359,10 +392,16 @@ static int __init smc_init(void)
 		pr_err("cannot register address family %d: %d\n", PF_SMC, rc);
 		goto out_nl;
 	}
+	/* socket(AF_INET or AF_INET6, SOCK_STREAM, IPPROTO_SMC) */
+	rc = smc_inet_init();
+	if (rc)
+		goto out_sock;
 	/* TCP handles the SMC option only while this is on */
 	static_branch_enable(&tcp_have_smc);
 	return 0;
 
+out_sock:
+	sock_unregister(PF_SMC);
 out_nl:
 	smc_nl_exit();
 out_proto6:
@@ -394,6 +433,7 @@ static void __exit smc_exit(void)
 	 * the workqueues are empty too, their items hold socket references.
 	 */
 	static_branch_disable(&tcp_have_smc);
+	smc_inet_exit();
 	sock_unregister(PF_SMC);
 	smc_nl_exit();
 	/* no table change reaches the devices once they are gone */

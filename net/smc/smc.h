@@ -28,6 +28,8 @@
 #include <linux/socket.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
+#include <net/inet_sock.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -302,7 +304,13 @@ struct smc_listen_info {
 };
 
 struct smc_sock {
-	struct sock		sk;		/* must be first */
+	/* first: an IPPROTO_SMC socket is an inet one to the core, which
+	 * writes the inet_sock part when it creates it (smc_inet.c)
+	 */
+	union {
+		struct sock		sk;
+		struct inet_sock	inet;
+	};
 	struct socket		*clcsock;	/* internal TCP socket */
 	struct list_head	table_node;	/* in smc_sock_table */
 	u64			table_id;	/* order in the table */
@@ -354,6 +362,15 @@ struct smc_sock {
 	int			defer_accept;	/* TCP_DEFER_ACCEPT seconds */
 };
 
+/*
+ * An IPPROTO_SMC socket over AF_INET6 (and its children): the core finds
+ * its ipv6_pinfo through the proto's ipv6_pinfo_offset.
+ */
+struct smc_sock6 {
+	struct smc_sock		smc;
+	struct ipv6_pinfo	np;
+};
+
 /* The smc sock of an internal TCP socket; RCU read side */
 static inline struct smc_sock *smc_clcsk_owner(const struct sock *clcsk)
 {
@@ -403,15 +420,32 @@ static inline struct sock *smc_clcsk(const struct smc_sock *smc)
 	return smc->clcsock ? smc->clcsock->sk : NULL;
 }
 
+/*
+ * Over IPv6: socket(AF_SMC, .., SMCPROTO_SMC6), or an AF_INET6
+ * IPPROTO_SMC socket; the family of its internal TCP socket
+ */
+static inline bool smc_sk_v6(const struct sock *sk)
+{
+	if (sk->sk_family == PF_SMC)
+		return sk->sk_protocol == SMCPROTO_SMC6;
+	return sk->sk_family == PF_INET6;
+}
+
 extern struct proto smc_proto;
 extern struct proto smc_proto6;
 extern const struct proto_ops smc_sock_ops;
+extern const struct proto_ops smc_inet_ops;
+extern const struct proto_ops smc_inet6_ops;
 extern struct workqueue_struct *smc_hs_wq;
 extern struct workqueue_struct *smc_wq;
 
 /* af_smc.c */
 struct sock *smc_sock_alloc(struct net *net, struct socket *sock,
 			    int protocol, gfp_t gfp);
+struct sock *smc_child_alloc(const struct sock *lsk);
+void smc_set_keepalive(struct sock *sk, int val);
+void smc_sock_setup(struct sock *sk);
+int smc_create_clcsock(struct smc_sock *smc);
 void smc_sock_destroy_clcsock(struct smc_sock *smc);
 
 /* smc_table.c: every smc sock, for sock_diag */

@@ -49,4 +49,35 @@ smc_register_net_sysctl(struct net *net, const char *path,
 }
 #endif
 
+/*
+ * IPPROTO_SMC came in 6.11: before, the protocol number stays unknown
+ * (socket() fails as it does with the kernel's own module), and no
+ * socket has the inet family.
+ */
+struct sock;
+#ifdef SMC_COMPAT_NO_IPPROTO_SMC
+static inline int smc_inet_init(void)
+{
+	return 0;
+}
+
+static inline void smc_inet_exit(void)
+{
+}
+
+static inline void smc_inet_child_init(struct sock *sk,
+				       const struct sock *lsk)
+{
+}
+
+static inline void smc_inet_destruct(struct sock *sk)
+{
+}
+#else
+int smc_inet_init(void);
+void smc_inet_exit(void);
+void smc_inet_child_init(struct sock *sk, const struct sock *lsk);
+void smc_inet_destruct(struct sock *sk);
+#endif
+
 #endif /* __SMC_COMPAT_H */

@@ -62,7 +62,7 @@ static void smc_diag_addrs(struct smc_diag_msg *r, const struct sock *sk,
 	r->id.idiag_dport = inet->inet_dport;
 	r->id.idiag_if = clcsk->sk_bound_dev_if;
 #if IS_ENABLED(CONFIG_IPV6)
-	if (sk->sk_protocol == SMCPROTO_SMC6) {
+	if (smc_sk_v6(sk)) {
 		memcpy(r->id.idiag_src, &clcsk->sk_v6_rcv_saddr,
 		       sizeof(clcsk->sk_v6_rcv_saddr));
 		memcpy(r->id.idiag_dst, &clcsk->sk_v6_daddr,

@@ -126,8 +126,7 @@ static struct smc_sock *smc_listen_new_child(struct smc_sock *lsmc,
 	struct smc_sock *child;
 	struct sock *nsk;
 
-	nsk = smc_sock_alloc(sock_net(lsk), NULL, lsk->sk_protocol,
-			     GFP_KERNEL);
+	nsk = smc_child_alloc(lsk);
 	if (!nsk)
 		return NULL;
 	/* its listener's owner's, as a TCP child's */

@@ -24,14 +24,15 @@ static struct smc_sock_table smc_tables[2] = {
 
 static atomic64_t smc_table_ids = ATOMIC64_INIT(0);
 
-static struct smc_sock_table *smc_table_of(int protocol)
+/* IPv4 and IPv6 sockets apart, as sock_diag lists them */
+static struct smc_sock_table *smc_table_of(const struct smc_sock *smc)
 {
-	return &smc_tables[protocol == SMCPROTO_SMC6];
+	return &smc_tables[smc_sk_v6(&smc->sk)];
 }
 
 void smc_table_add(struct smc_sock *smc)
 {
-	struct smc_sock_table *t = smc_table_of(smc->sk.sk_protocol);
+	struct smc_sock_table *t = smc_table_of(smc);
 
 	write_lock_bh(&t->lock);
 	smc->table_id = atomic64_inc_return(&smc_table_ids);
@@ -41,7 +42,7 @@ void smc_table_add(struct smc_sock *smc)
 
 void smc_table_del(struct smc_sock *smc)
 {
-	struct smc_sock_table *t = smc_table_of(smc->sk.sk_protocol);
+	struct smc_sock_table *t = smc_table_of(smc);
 
 	write_lock_bh(&t->lock);
 	list_del_init(&smc->table_node);
@@ -54,7 +55,7 @@ void smc_table_del(struct smc_sock *smc)
  */
 void smc_table_clear_clcsock(struct smc_sock *smc)
 {
-	struct smc_sock_table *t = smc_table_of(smc->sk.sk_protocol);
+	struct smc_sock_table *t = smc_table_of(smc);
 
 	write_lock_bh(&t->lock);
 	smc->clcsock = NULL;
@@ -70,7 +71,7 @@ void smc_table_clear_clcsock(struct smc_sock *smc)
 int smc_table_walk(struct net *net, int protocol, u64 *last_id,
 		   int (*fn)(struct smc_sock *smc, void *arg), void *arg)
 {
-	struct smc_sock_table *t = smc_table_of(protocol);
+	struct smc_sock_table *t = &smc_tables[protocol == SMCPROTO_SMC6];
 	struct smc_sock *smc;
 	int rc = 0;
 
