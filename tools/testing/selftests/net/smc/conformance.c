@@ -4,7 +4,8 @@
  *
  * Every scenario runs twice in a fresh child process: once with TCP
  * sockets (AF_INET / AF_INET6) and once with AF_SMC sockets (protocol
- * SMCPROTO_SMC / SMCPROTO_SMC6).  Each run records a trace of the calls
+ * SMCPROTO_SMC / SMCPROTO_SMC6), or run as conformance@ipproto
+ * (SMC_TEST_VARIANT=ipproto), with IPPROTO_SMC sockets.  Each run records a trace of the calls
  * made (return value, errno, poll/epoll masks, data received) and the two
  * traces must be identical.  Every AF_SMC socket that reaches a connected
  * state is checked against the expected path (SMC_EXPECT_PATH, default
@@ -59,6 +60,11 @@
 #include "ktap.h"
 #include "timeutil.h"
 #include "smc_diag_util.h"
+#include "smc_sock.h"
+
+#ifndef TCP_ULP
+#define TCP_ULP		31
+#endif
 
 #define TRACE_MAX	(64 * 1024)
 #define NOTES_MAX	(8 * 1024)
@@ -252,8 +258,7 @@ static void fill(void *p, size_t n, uint32_t seed)
 static int sock_fam(struct ctx *c, int fam, int type)
 {
 	if (c->smc)
-		return socket(AF_SMC, type,
-			      fam == AF_INET6 ? SMCPROTO_SMC6 : SMCPROTO_SMC);
+		return smc_socket(fam, type);
 	return socket(fam, type, 0);
 }
 
@@ -263,7 +268,7 @@ static int xsock_fam(struct ctx *c, int fam, int type)
 	int fd = sock_fam(c, fam, type);
 
 	if (fd < 0)
-		FAIL(c, "socket(%s, %#x): %s", c->smc ? "AF_SMC" : "INET",
+		FAIL(c, "socket(%s, %#x): %s", c->smc ? "SMC" : "INET",
 		     type, strerror(errno));
 	return fd;
 }
@@ -2580,6 +2585,9 @@ static int t_socket_bad_type(void)
 {
 	int ok = 1;
 
+	if (smc_test_ipproto())
+		return -3;
+
 	ok &= expect_errno(socket(AF_SMC, SOCK_DGRAM, 0), ESOCKTNOSUPPORT,
 			   "SOCK_DGRAM");
 	ok &= expect_errno(socket(AF_SMC, SOCK_SEQPACKET, 0),
@@ -2593,6 +2601,9 @@ static int t_socket_bad_protocol(void)
 {
 	int ok = 1;
 
+	if (smc_test_ipproto())
+		return -3;
+
 	ok &= expect_errno(socket(AF_SMC, SOCK_STREAM, 2), EPROTONOSUPPORT,
 			   "protocol 2");
 	ok &= expect_errno(socket(AF_SMC, SOCK_STREAM, IPPROTO_TCP),
@@ -2605,6 +2616,9 @@ static int t_socket_bad_protocol(void)
 static int t_socket_ids(void)
 {
 	int ok = 1, p, fd, v;
+
+	if (smc_test_ipproto())
+		return -3;
 
 	for (p = 0; p <= 1; p++) {
 		fd = socket(AF_SMC, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
@@ -2632,7 +2646,7 @@ static int t_limit_hs(void)
 	int ok = 1, fd, v, r;
 	socklen_t l;
 
-	fd = socket(AF_SMC, SOCK_STREAM, 0);
+	fd = smc_socket(AF_INET, SOCK_STREAM);
 	if (fd < 0)
 		return 0;
 	CHECK(!getint(fd, SOL_SMC, SMC_LIMIT_HS, &v) && (v == 0 || v == 1),
@@ -2663,7 +2677,7 @@ static int t_limit_hs(void)
 	CHECK(r < 0 && errno == EOPNOTSUPP, "get unknown optname: %d %s", r,
 	      ename(errno));
 	errno = 0;
-	r = setint(fd, SOL_TCP, 31 /* TCP_ULP */, 0);
+	r = setint(fd, SOL_TCP, TCP_ULP, 0);
 	CHECK(r < 0 && errno == EOPNOTSUPP, "TCP_ULP: %d %s", r, ename(errno));
 	close(fd);
 	return ok;
@@ -2686,7 +2700,7 @@ static int t_sndbuf_default(void)
 	if (fscanf(f, "%d", &rmem) != 1)
 		rmem = 0;
 	fclose(f);
-	fd = socket(AF_SMC, SOCK_STREAM, 0);
+	fd = smc_socket(AF_INET, SOCK_STREAM);
 	if (fd < 0)
 		return 0;
 	CHECK(!getint(fd, SOL_SOCKET, SO_SNDBUF, &v) && v == 2 * wmem,
@@ -2702,10 +2716,10 @@ static int smc_pair(int fam, int *cli, int *srv, int keep_listener)
 {
 	struct sockaddr_storage ss;
 	socklen_t l;
-	int proto = fam == AF_INET6 ? SMCPROTO_SMC6 : SMCPROTO_SMC, lfd;
+	int lfd;
 
 	*cli = *srv = -1;
-	lfd = socket(AF_SMC, SOCK_STREAM, proto);
+	lfd = smc_socket(fam, SOCK_STREAM);
 	if (lfd < 0)
 		goto err;
 	l = loop_addr(fam, 0, &ss);
@@ -2713,7 +2727,7 @@ static int smc_pair(int fam, int *cli, int *srv, int keep_listener)
 		goto err;
 	l = sizeof(ss);
 	getsockname(lfd, (struct sockaddr *)&ss, &l);
-	*cli = socket(AF_SMC, SOCK_STREAM, proto);
+	*cli = smc_socket(fam, SOCK_STREAM);
 	if (*cli < 0 || connect(*cli, (struct sockaddr *)&ss, l))
 		goto err;
 	*srv = accept(lfd, NULL, NULL);
@@ -2724,7 +2738,7 @@ static int smc_pair(int fam, int *cli, int *srv, int keep_listener)
 	close(lfd);
 	return 0;
 err:
-	ktap_diag("AF_SMC pair setup failed: %s", strerror(errno));
+	ktap_diag("SMC pair setup failed: %s", strerror(errno));
 	if (lfd >= 0)
 		close(lfd);
 	if (*cli >= 0)
@@ -2786,11 +2800,14 @@ static int t_fd_after_connect(int fam)
 			      "%s: setsockopt(SOL_SMC) after fallback: %s",
 			      who, ename(errno));
 		} else {
-			CHECK(v == AF_SMC, "%s: SO_DOMAIN %d, expected 43",
-			      who, v);
+			/* an accepted socket is of its listener's kind */
+			CHECK(v == smc_socket_domain(fam),
+			      "%s: SO_DOMAIN %d, expected %d", who, v,
+			      smc_socket_domain(fam));
 			getint(fd, SOL_SOCKET, SO_PROTOCOL, &v);
-			CHECK(v == (fam == AF_INET6), "%s: SO_PROTOCOL %d",
-			      who, v);
+			CHECK(v == smc_socket_protocol(fam),
+			      "%s: SO_PROTOCOL %d, expected %d", who, v,
+			      smc_socket_protocol(fam));
 		}
 	}
 	close(cli);
@@ -2856,8 +2873,8 @@ static int t_diag_listing(int fam)
 	if (il >= 0) {
 		CHECK(arr[il].state == SMC_TEST_LISTEN,
 		      "listener state %d", arr[il].state);
-		CHECK(arr[il].family == AF_SMC, "listener family %d",
-		      arr[il].family);
+		CHECK(arr[il].family == smc_socket_domain(fam),
+		      "listener family %d", arr[il].family);
 		CHECK(arr[il].sport == addr_port(&ss),
 		      "listener sport %u != %u", arr[il].sport,
 		      addr_port(&ss));
@@ -2870,7 +2887,8 @@ static int t_diag_listing(int fam)
 
 		CHECK(si->state == SMC_TEST_ACTIVE, "client state %d",
 		      si->state);
-		CHECK(si->family == AF_SMC, "client family %d", si->family);
+		CHECK(si->family == smc_socket_domain(fam), "client family %d",
+		      si->family);
 		CHECK(si->sport == addr_port(&cs) &&
 		      si->dport == addr_port(&ss),
 		      "client ports %u->%u, expected %u->%u", si->sport,
@@ -2891,6 +2909,8 @@ static int t_diag_listing(int fam)
 
 		CHECK(si->state == SMC_TEST_ACTIVE, "server state %d",
 		      si->state);
+		CHECK(si->family == smc_socket_domain(fam), "server family %d",
+		      si->family);
 		CHECK(si->sport == addr_port(&ss) &&
 		      si->dport == addr_port(&cs),
 		      "server ports %u->%u", si->sport, si->dport);
@@ -2967,30 +2987,115 @@ static int t_smcd_cork(void)
 	return ok;
 }
 
+/*
+ * Our protos are listed while the module is loaded: AF_SMC's, and on a
+ * kernel with IPPROTO_SMC the inet ones too
+ */
 static int t_proc_protocols(void)
 {
-	char line[256];
-	int smc = 0, smc6 = 0;
+	static const char * const names[] = {
+		"SMC", "SMC6", "INET_SMC", "INET6_SMC"
+	};
+	int found[4] = {}, want, ok = 1, i;
+	char line[256], name[64];
 	FILE *f = fopen("/proc/net/protocols", "r");
-	int fd4 = socket(AF_SMC, SOCK_STREAM, 0);
-	int fd6 = socket(AF_SMC, SOCK_STREAM, 1);
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "SMC6 ", 5))
-			smc6 = 1;
-		else if (!strncmp(line, "SMC ", 4))
-			smc = 1;
+		if (sscanf(line, "%63s", name) != 1)
+			continue;
+		for (i = 0; i < 4; i++)
+			if (!strcmp(name, names[i]))
+				found[i] = 1;
 	}
 	fclose(f);
-	if (fd4 >= 0)
-		close(fd4);
-	if (fd6 >= 0)
-		close(fd6);
-	if (!smc || !smc6)
-		ktap_diag("/proc/net/protocols: SMC %d SMC6 %d", smc, smc6);
-	return smc && smc6;
+	want = smc_kernel_has_ipproto() ? 4 : 2;
+	for (i = 0; i < 4; i++)
+		CHECK(found[i] == (i < want), "/proc/net/protocols: %s %s",
+		      names[i], found[i] ? "listed" : "missing");
+	return ok;
+}
+
+/*
+ * socket(AF_INET or AF_INET6, SOCK_STREAM, IPPROTO_SMC): an SMC socket
+ * of the inet family on 6.11 and later; before, EPROTONOSUPPORT, as
+ * with the kernel's own module
+ */
+static int t_ipproto_smc(void)
+{
+	static const int fams[] = { AF_INET, AF_INET6 };
+	int ok = 1, i, fd, v;
+
+	for (i = 0; i < 2; i++) {
+		fd = socket(fams[i], SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			    IPPROTO_SMC);
+		if (!smc_kernel_has_ipproto()) {
+			ok &= expect_errno(fd, EPROTONOSUPPORT,
+					   "IPPROTO_SMC before 6.11");
+			continue;
+		}
+		if (fd < 0) {
+			ktap_diag("socket(%d, SOCK_STREAM, IPPROTO_SMC): %s",
+				  fams[i], strerror(errno));
+			return 0;
+		}
+		CHECK(!getint(fd, SOL_SOCKET, SO_DOMAIN, &v) && v == fams[i],
+		      "family %d: SO_DOMAIN %d", fams[i], v);
+		CHECK(!getint(fd, SOL_SOCKET, SO_PROTOCOL, &v) &&
+		      v == IPPROTO_SMC, "family %d: SO_PROTOCOL %d", fams[i], v);
+		CHECK(!getint(fd, SOL_SOCKET, SO_TYPE, &v) && v == SOCK_STREAM,
+		      "family %d: SO_TYPE %d", fams[i], v);
+		CHECK(fcntl(fd, F_GETFL) & O_NONBLOCK, "O_NONBLOCK not set");
+		CHECK(fcntl(fd, F_GETFD) & FD_CLOEXEC, "FD_CLOEXEC not set");
+		close(fd);
+		ok &= expect_errno(socket(fams[i], SOCK_DGRAM, IPPROTO_SMC),
+				   EPROTONOSUPPORT, "SOCK_DGRAM, IPPROTO_SMC");
+	}
+	return ok;
+}
+
+/*
+ * TCP_ULP "smc", which turned a TCP socket into an SMC one in place, is
+ * not offered (upstream removed it as unsafe in 2026): setting it fails
+ * as for any ULP nobody registered, and the socket stays a working TCP
+ * socket
+ */
+static int t_tcp_ulp_smc(void)
+{
+	int ok = 1, lfd, cli, srv, r, v;
+	struct sockaddr_storage ss;
+	socklen_t alen, l;
+	char ulp[16], b = 0;
+
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	cli = socket(AF_INET, SOCK_STREAM, 0);
+	alen = loop_addr(AF_INET, 0, &ss);
+	if (lfd < 0 || cli < 0 || bind(lfd, (struct sockaddr *)&ss, alen) ||
+	    listen(lfd, 1) ||
+	    getsockname(lfd, (struct sockaddr *)&ss, &alen)) {
+		ktap_diag("TCP setup: %s", strerror(errno));
+		return 0;
+	}
+	errno = 0;
+	r = setsockopt(cli, SOL_TCP, TCP_ULP, "smc", 3);
+	CHECK(r < 0 && errno == ENOENT, "TCP_ULP smc: %d %s", r, ename(errno));
+	/* no ULP: nothing is copied out */
+	l = sizeof(ulp);
+	CHECK(!getsockopt(cli, SOL_TCP, TCP_ULP, ulp, &l) && !l,
+	      "TCP_ULP after: length %u", l);
+	CHECK(!getint(cli, SOL_SOCKET, SO_PROTOCOL, &v) && v == IPPROTO_TCP,
+	      "SO_PROTOCOL %d", v);
+	CHECK(!connect(cli, (struct sockaddr *)&ss, alen), "connect: %s",
+	      strerror(errno));
+	srv = accept(lfd, NULL, NULL);
+	CHECK(srv >= 0 && send(cli, "u", 1, 0) == 1 &&
+	      recv(srv, &b, 1, 0) == 1 && b == 'u', "no data over TCP");
+	if (srv >= 0)
+		close(srv);
+	close(cli);
+	close(lfd);
+	return ok;
 }
 
 struct smc_test {
@@ -3010,6 +3115,8 @@ static const struct smc_test smc_tests[] = {
 	{ "smc_sol_smc_options", t_limit_hs },
 	{ "smc_default_buffers", t_sndbuf_default },
 	{ "smc_proc_protocols", t_proc_protocols },
+	{ "smc_ipproto_smc", t_ipproto_smc },
+	{ "smc_tcp_ulp_smc", t_tcp_ulp_smc },
 	{ "smc_fd_after_connect", t_fd_after_connect4 },
 	{ "smc_fd_after_connect_v6", t_fd_after_connect6 },
 	{ "smc_diag_listing", t_diag_listing4 },
@@ -3054,13 +3161,8 @@ int main(int argc, char **argv)
 	if (smc_test_addr4(&addr4))
 		ktap_fail_all("invalid SMC_TEST_ADDR4");
 	smcr = smc_expect_smcr();
-	if (!smc_override_inet) {
-		int fd = socket(AF_SMC, SOCK_STREAM, 0);
-
-		if (fd < 0)
-			ktap_no_smc(errno);
-		close(fd);
-	}
+	if (!smc_override_inet)
+		smc_socket_require();
 	v6 = have_ipv6();
 
 	for (i = 0; i < NR_SCENARIOS; i++)
@@ -3127,6 +3229,8 @@ int main(int argc, char **argv)
 			ktap_skip(t->name, SMC_TEST_SKIP_SMCD);
 		else if (r == -2)
 			ktap_skip(t->name, "connections do not take SMC-D");
+		else if (r == -3)
+			ktap_skip(t->name, "AF_SMC's own: run by conformance");
 		else if (r < 0)
 			ktap_skip(t->name, "interface not present");
 		else

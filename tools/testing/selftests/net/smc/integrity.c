@@ -87,6 +87,7 @@
 #include "ktap.h"
 #include "sha256.h"
 #include "smc_diag_util.h"
+#include "smc_sock.h"
 #include "smcd_util.h"
 #include "sockio.h"
 #include "timeutil.h"
@@ -290,14 +291,12 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-/* A connected pair over TCP (@tcp) or AF_SMC */
+/* A connected pair over TCP (@tcp) or SMC (smc_sock.h) */
 static int make_pair_as(int tcp, int fam, int *cli, int *srv,
 			struct bufopts *bo)
 {
 	struct sockaddr_storage ss;
 	socklen_t l;
-	int dom = tcp ? fam : AF_SMC;
-	int proto = tcp ? 0 : (fam == AF_INET6);
 	int lfd;
 
 	*cli = *srv = -1;
@@ -317,7 +316,8 @@ static int make_pair_as(int tcp, int fam, int *cli, int *srv,
 	}
 	if (bo)
 		bo->lo_ok = !lo_ism_read(&bo->lo);
-	lfd = socket(dom, SOCK_STREAM | SOCK_CLOEXEC, proto);
+	lfd = tcp ? socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0) :
+		    smc_socket(fam, SOCK_STREAM | SOCK_CLOEXEC);
 	if (lfd >= 0 && bo) {
 		bo->s_class = apply_bufs(lfd, bo->s_rcv, bo->s_snd,
 					 bo->noforce);
@@ -327,7 +327,8 @@ static int make_pair_as(int tcp, int fam, int *cli, int *srv,
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&ss, l) ||
 	    listen(lfd, 4) || getsockname(lfd, (struct sockaddr *)&ss, &l))
 		goto err;
-	*cli = socket(dom, SOCK_STREAM | SOCK_CLOEXEC, proto);
+	*cli = tcp ? socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0) :
+		     smc_socket(fam, SOCK_STREAM | SOCK_CLOEXEC);
 	if (*cli >= 0 && bo) {
 		bo->c_class = apply_bufs(*cli, bo->c_rcv, bo->c_snd,
 					 bo->noforce);
@@ -757,8 +758,8 @@ static int dmb_case(const struct dmb_case *dc, int fam, uint64_t seed)
 		break;
 	case SZ_RING:
 		/* the classes as make_pair() will compute them */
-		fd[0] = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		fd[1] = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		fd[0] = smc_socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC);
+		fd[1] = smc_socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC);
 		if (fd[0] >= 0 && fd[1] >= 0) {
 			bo.s_class = apply_bufs(fd[0], bo.s_rcv, bo.s_snd,
 						bo.noforce);
@@ -1664,7 +1665,7 @@ int main(void)
 	char name[64], ip[INET_ADDRSTRLEN];
 	const char *f = getenv("INTEGRITY_FAMILY");
 	unsigned int i;
-	int fd, dmb, oob;
+	int dmb, oob;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
@@ -1677,12 +1678,8 @@ int main(void)
 	max = env_u64("INTEGRITY_MAX", 16 << 20);
 	dmb = !use_inet && env_u64("INTEGRITY_DMB", 1);
 	oob = env_u64("INTEGRITY_OOB", 1);
-	if (!use_inet) {
-		fd = socket(AF_SMC, SOCK_STREAM, 0);
-		if (fd < 0)
-			ktap_no_smc(errno);
-		close(fd);
-	}
+	if (!use_inet)
+		smc_socket_require();
 	signal(SIGALRM, on_alarm);
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);

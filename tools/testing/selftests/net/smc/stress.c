@@ -20,7 +20,7 @@
  *     IPv6, with either end closing first.  The path is checked on a
  *     sample.  Afterwards nothing may be left: no AF_SMC sockets but
  *     the listeners (which are closed too), /proc/net/sockstat{,6} and
- *     the active objects of the SMC/SMC6 slab caches back to where they
+ *     the active objects of our slab caches back to where they
  *     were, and the loopback-ism counters in debugfs back to their
  *     baseline with the DMB memory bounded by the reuse pool.
  *  4. The same with STRESS_LEAK_FALLBACK (2000) connections and SMC-D
@@ -60,6 +60,7 @@
 #include "ktap.h"
 #include "timeutil.h"
 #include "smc_diag_util.h"
+#include "smc_sock.h"
 #include "smcd_util.h"
 #include "sockio.h"
 
@@ -74,7 +75,7 @@ static int xsocket(void)
 {
 	if (use_inet)
 		return socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	return socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC, SMCPROTO_SMC);
+	return smc_socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC);
 }
 
 static int make_listener(int backlog)
@@ -584,7 +585,7 @@ struct leak_snap {
 	int tcp_inuse;		/* TCP + TCP6 inuse */
 	int tcp_orphan;
 	int tcp_alloc;
-	long slab;		/* active SMC/SMC6 slab objects, -1 unknown */
+	long slab;		/* active objects of our slabs, -1 unknown */
 	int lo_ok;		/* the loopback-ism counters were read */
 	struct lo_ism_stats lo;
 };
@@ -622,12 +623,19 @@ static void read_sockstat(struct leak_snap *s)
 	}
 }
 
-/* Active objects of the caches named SMC and SMC6 in /proc/slabinfo */
+/* The slab caches of our socks: AF_SMC's and IPPROTO_SMC's */
+static const char * const slab_names[] = {
+	"SMC", "SMC6", "INET_SMC", "INET6_SMC"
+};
+#define NR_SLAB_NAMES	((int)(sizeof(slab_names) / sizeof(slab_names[0])))
+
+/* Active objects of our caches in /proc/slabinfo */
 static long slabinfo_objects(void)
 {
 	char line[512], name[64];
 	long total = -1, active;
 	FILE *f;
+	int i;
 
 	f = fopen("/proc/slabinfo", "re");
 	if (!f)
@@ -635,7 +643,10 @@ static long slabinfo_objects(void)
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%63s %ld", name, &active) != 2)
 			continue;
-		if (strcmp(name, "SMC") && strcmp(name, "SMC6"))
+		for (i = 0; i < NR_SLAB_NAMES; i++)
+			if (!strcmp(name, slab_names[i]))
+				break;
+		if (i == NR_SLAB_NAMES)
 			continue;
 		total = (total < 0 ? 0 : total) + active;
 	}
@@ -644,39 +655,42 @@ static long slabinfo_objects(void)
 }
 
 /*
- * With slab merging (the default) the SMC caches have no line of their
- * own in /proc/slabinfo; /sys/kernel/slab/SMC then links to the merged
- * cache, whose count includes other objects of the same size.  Free
- * objects held in per-cpu slabs count as active until the cache is
- * shrunk, so shrink it before counting.
+ * With slab merging (the default) our caches have no line of their own
+ * in /proc/slabinfo; /sys/kernel/slab/NAME then links to the merged
+ * cache, whose count includes other objects of the same size (each
+ * merged cache counted once).  Free objects held in per-cpu slabs count
+ * as active until the cache is shrunk, so shrink it before counting.
  */
 static long slab_objects(void)
 {
-	static const char * const names[] = { "SMC", "SMC6" };
-	char path[256], real[2][PATH_MAX];
+	char path[256], real[NR_SLAB_NAMES][PATH_MAX];
 	long total = -1, v;
-	int i;
+	int i, j;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < NR_SLAB_NAMES; i++) {
 		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
-			 names[i]);
+			 slab_names[i]);
 		/* best effort: an aid to precision only */
 		smc_file_write(path, "1");
 	}
 	v = slabinfo_objects();
 	if (v >= 0) {
 		snprintf(slab_source, sizeof(slab_source),
-			 "/proc/slabinfo SMC+SMC6");
+			 "/proc/slabinfo SMC+SMC6+INET_SMC+INET6_SMC");
 		return v;
 	}
-	for (i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "/sys/kernel/slab/%s", names[i]);
+	for (i = 0; i < NR_SLAB_NAMES; i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s",
+			 slab_names[i]);
 		if (!realpath(path, real[i])) {
 			real[i][0] = 0;
 			continue;
 		}
-		if (i == 1 && !strcmp(real[0], real[1]))
-			continue;	/* both in one merged cache */
+		for (j = 0; j < i; j++)
+			if (!strcmp(real[i], real[j]))
+				break;
+		if (j < i)
+			continue;	/* one merged cache, counted */
 		snprintf(path, sizeof(path), "%.200s/objects", real[i]);
 		v = smc_file_ll(path);
 		if (v >= 0)
@@ -804,10 +818,9 @@ static int leak_listen(struct leak_run *r)
 {
 	socklen_t l;
 
-	r->l4 = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		       SMCPROTO_SMC);
-	r->l6 = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		       SMCPROTO_SMC6);
+	r->l4 = smc_socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK);
+	r->l6 = smc_socket(AF_INET6,
+			   SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (r->l4 < 0 || r->l6 < 0)
 		return -1;
 	memset(&r->a4, 0, sizeof(r->a4));
@@ -928,8 +941,7 @@ static int leak_one(struct leak_run *r, int i)
 	const char *step = "socket";
 	uint32_t hdr;
 
-	fd = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC,
-		    v6 ? SMCPROTO_SMC6 : SMCPROTO_SMC);
+	fd = smc_socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC);
 	if (fd < 0)
 		goto err;
 	set_timeouts(fd, 30000);
@@ -1140,7 +1152,7 @@ int main(void)
 	const char *f = getenv("STRESS_FAMILY");
 	const char *c = getenv("STRESS_CONNS");
 	const char *l = getenv("STRESS_LOOPS");
-	int slow = env_int("SMC_TEST_SLOWDOWN", 1), nconn, loops, fd;
+	int slow = env_int("SMC_TEST_SLOWDOWN", 1), nconn, loops;
 	char ip[INET_ADDRSTRLEN];
 	struct rlimit rl;
 
@@ -1154,12 +1166,8 @@ int main(void)
 	if (smc_test_addr4(&addr4))
 		ktap_fail_all("invalid SMC_TEST_ADDR4");
 	expect_smcr = smc_expect_smcr();
-	if (!use_inet) {
-		fd = socket(AF_SMC, SOCK_STREAM, 0);
-		if (fd < 0)
-			ktap_no_smc(errno);
-		close(fd);
-	}
+	if (!use_inet)
+		smc_socket_require();
 	rl.rlim_cur = rl.rlim_max = 2 * nconn + 256;
 	if (setrlimit(RLIMIT_NOFILE, &rl)) {
 		getrlimit(RLIMIT_NOFILE, &rl);
