@@ -5,6 +5,8 @@
 #
 #   make                 build modules + tools for KDIR (see below)
 #   make install         install modules into /lib/modules/$KVER/updates
+#   make deb [O=DIR]     Debian packages smc-dkms and smc-tools into DIR
+#                        (default .cache/deb), see tools/packaging/mkdeb
 #   make check           full test run: static checks, host tests, VM tests
 #   make check-full      make check with the whole batch on deb12 too
 #   make check-debug     the selftests and the interop pair on a debug
@@ -48,7 +50,7 @@ endif
 KVER = $(shell modinfo -F vermagic $(MODSRC)/smc.ko | cut -d' ' -f1)
 
 .PHONY: all modules tools install clean static check check-full demo bench \
-	vm-shell setup kernel host-tests host-build check-debug
+	vm-shell setup kernel host-tests host-build check-debug deb
 
 all: modules tools
 
@@ -79,6 +81,11 @@ install: modules
 		$(DESTDIR)/lib/modules/$(KVER)/updates/
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 	@if [ -f $(TOOLS)/Makefile ]; then $(MAKE) -C $(TOOLS) install; fi
+
+# The packages a user installs: module sources for dkms, and the tools.
+deb:
+	@$(VM)/setup-host --quiet build package
+	tools/packaging/mkdeb $(if $(O),-o $(abspath $(O)))
 
 clean:
 	@if [ -f $(MODSRC)/Makefile ] || [ -f $(MODSRC)/Kbuild ]; then \
