@@ -70,6 +70,19 @@ host_archive() {
 	fi
 }
 
+# debootstrap fetches with wget, which knows no apt proxy setting:
+# export apt's as http_proxy and https_proxy, unless they are set
+export_apt_proxy() {
+	local s v p
+	for s in http https; do
+		v=${s}_proxy
+		[ -z "${!v:-}" ] || continue
+		p=$(apt-config shell p "Acquire::$s::Proxy" |
+			sed -n "s/^p='\(.*\)'$/\1/p")
+		case $p in ""|DIRECT) ;; *) export "$v=$p" ;; esac
+	done
+}
+
 # lock_until_exit FILE: wait for FILE's lock and hold it until the
 # calling script exits
 lock_until_exit() {
