@@ -51,7 +51,8 @@ print("tcp4", show(t4), "tcp6", show(t6), "tcp", show(tp), "udp", show(u),
       t4.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF), "sndbuf",
       t4.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF))
 PY2
-	out=$("$SMC_RUN" -d -r 48k -t 96k python3 "$tmp_dir/probe.py" \
+	# the preload's conversion (-p): smc_run_bpf.sh checks the BPF way's
+	out=$("$SMC_RUN" -p -d -r 48k -t 96k python3 "$tmp_dir/probe.py" \
 		2> "$tmp_dir/probe.err")
 	ktap_diag "smc_run probe: $out"
 	case "$out" in

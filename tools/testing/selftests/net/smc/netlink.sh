@@ -187,7 +187,9 @@ rc=0
 # one SMC-D connection: 60000 bytes up in one write (the DMB takes
 # them without a reader), 5000 down; the
 # counters are read while it is up (the buffers in use), then after
-out=$(ip netns exec "$NS" "$SMC_RUN" python3 -c '
+out=$(# the preload way (-p): the client it starts leaves it with LD_PRELOAD,
+# where the BPF way would convert the whole cgroup, client included
+ip netns exec "$NS" "$SMC_RUN" -p python3 -c '
 import socket, subprocess, sys
 srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 srv.bind(("127.0.0.1", 0))
@@ -241,7 +243,9 @@ c.sendall(b"x")
 """, str(tcp.getsockname()[1])], check=True)
 assert tcp.accept()[0].recv(1) == b"x"
 ' "$SMC_RUN" || rc=1
-ip netns exec "$NS" "$SMC_RUN" python3 -c '
+# the preload way (-p): the client it starts leaves it with LD_PRELOAD,
+# where the BPF way would convert the whole cgroup, client included
+ip netns exec "$NS" "$SMC_RUN" -p python3 -c '
 import socket, subprocess, sys
 srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 srv.bind(("127.0.0.1", 0))
@@ -303,7 +307,9 @@ ktap_result "seid: empty and off; enable and disable not supported" $rc
 
 # 12: sockets through sock_diag in the smc tool, and pnet entries
 rc=0
-out=$(ip netns exec "$NS" "$SMC_RUN" python3 -c '
+out=$(# the preload way (-p): the client it starts leaves it with LD_PRELOAD,
+# where the BPF way would convert the whole cgroup, client included
+ip netns exec "$NS" "$SMC_RUN" -p python3 -c '
 import socket, subprocess, sys
 srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 srv.bind(("127.0.0.1", 0))
