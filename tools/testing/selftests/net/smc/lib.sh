@@ -10,6 +10,7 @@
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../../../../.." && pwd)
 SMC_RUN=$REPO/tools/net/smc/smc_run
+SMC_RUN_BPF=$REPO/tools/net/smc/smc_run_bpf
 SMC_PATH=$HERE/smc_path
 SMC_TOOL=$REPO/tools/net/smc/smc
 SMC_TEST_INET=${SMC_TEST_INET:-0}
@@ -155,6 +156,16 @@ ktap_skip_all()
 	echo "TAP version 13"
 	echo "1..0 # SKIP $1"
 	exit $KSFT_SKIP
+}
+
+# ktap_fail_all REASON: the program fails before its first case
+ktap_fail_all()
+{
+	echo "TAP version 13"
+	echo "1..1"
+	echo "# $1"
+	echo "not ok 1 setup"
+	exit $KSFT_FAIL
 }
 
 ktap_finish()
