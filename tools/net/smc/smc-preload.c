@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
+#include "smc_size.h"
+
 #ifndef AF_SMC
 #define AF_SMC		43
 #endif
@@ -43,33 +45,6 @@ static void resolve(void)
 			dlerror());
 }
 
-static int parse_size(const char *s, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || v < 0)
-		return -1;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		v *= 1024;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		v *= 1024 * 1024;
-		end++;
-		break;
-	}
-	if (*end || v > 0x7fffffffL)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 static void set_buf(int fd, const char *env, int optname, const char *name)
 {
 	const char *s = getenv(env);
@@ -77,7 +52,7 @@ static void set_buf(int fd, const char *env, int optname, const char *name)
 
 	if (!s || !*s)
 		return;
-	if (parse_size(s, &size)) {
+	if (smc_parse_size(s, &size)) {
 		if (debug)
 			fprintf(stderr, "smc-preload: bad %s value '%s'\n",
 				env, s);

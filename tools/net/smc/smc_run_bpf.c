@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 
 #include "smc_run_bpf.h"
+#include "smc_size.h"
 
 bool smc_debug;
 
@@ -96,29 +97,6 @@ void smc_dbg(const char *fmt, ...)
 	va_start(ap, fmt);
 	smc_vmsg(fmt, ap);
 	va_end(ap);
-}
-
-/* SIZE: digits with an optional k/K/m/M suffix, as the preload takes */
-static int smc_parse_size(const char *s, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || v < 0)
-		return -1;
-	if (*end == 'k' || *end == 'K') {
-		v *= 1024;
-		end++;
-	} else if (*end == 'm' || *end == 'M') {
-		v *= 1024 * 1024;
-		end++;
-	}
-	if (*end || v > INT_MAX)
-		return -1;
-	*out = (int)v;
-	return 0;
 }
 
 /* CAP_SYS_ADMIN, or CAP_BPF with CAP_PERFMON (a tracing program) */
