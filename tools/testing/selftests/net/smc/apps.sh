@@ -35,24 +35,8 @@ test_smc_run()
 	local rc=0 out
 
 	[ "$SMC_TEST_INET" = 1 ] && return 4
-	cat > "$tmp_dir/probe.py" <<'PY2'
-import socket
-SO_DOMAIN, SO_PROTOCOL = 39, 38
-def show(s):
-    return "%d/%d" % (s.getsockopt(socket.SOL_SOCKET, SO_DOMAIN),
-                      s.getsockopt(socket.SOL_SOCKET, SO_PROTOCOL))
-t4 = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-t6 = socket.socket(socket.AF_INET6, socket.SOCK_STREAM | socket.SOCK_NONBLOCK)
-tp = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-x = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-print("tcp4", show(t4), "tcp6", show(t6), "tcp", show(tp), "udp", show(u),
-      "unix", show(x), "rcvbuf",
-      t4.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF), "sndbuf",
-      t4.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF))
-PY2
 	# the preload's conversion (-p): smc_run_bpf.sh checks the BPF way's
-	out=$("$SMC_RUN" -p -d -r 48k -t 96k python3 "$tmp_dir/probe.py" \
+	out=$("$SMC_RUN" -p -d -r 48k -t 96k python3 "$HERE/sock_probe.py" \
 		2> "$tmp_dir/probe.err")
 	ktap_diag "smc_run probe: $out"
 	case "$out" in

@@ -180,7 +180,8 @@ ktap_finish()
 	exit $KSFT_PASS
 }
 
-cleanup()
+# stop_bg: kill what track() recorded, and reap it
+stop_bg()
 {
 	local p
 
@@ -191,6 +192,11 @@ cleanup()
 		wait "$p" 2>/dev/null
 	done
 	bg_pids=()
+}
+
+cleanup()
+{
+	stop_bg
 	[ -n "$tmp_dir" ] && rm -rf "$tmp_dir"
 }
 

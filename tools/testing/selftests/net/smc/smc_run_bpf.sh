@@ -74,16 +74,10 @@ cg_self=$cg_mnt${self%/}
 
 restore()
 {
-	local p cg
+	local cg
 
 	# processes first: a cgroup with one in it cannot go
-	for p in "${bg_pids[@]}"; do
-		kill -9 "$p" 2>/dev/null
-	done
-	for p in "${bg_pids[@]}"; do
-		wait "$p" 2>/dev/null
-	done
-	bg_pids=()
+	stop_bg
 	[ -z "$pin_dir" ] || "$SMC_RUN_BPF" -u "$pin_dir" 2>/dev/null
 	for cg in "${test_cgs[@]}"; do
 		# what a failed case left running in it (cgroup.kill: 5.14)
@@ -272,25 +266,9 @@ test_buffers()
 {
 	local out want
 
-	cat > "$tmp_dir/probe.py" <<'PY'
-import socket
-SO_DOMAIN, SO_PROTOCOL = 39, 38
-def show(s):
-    return "%d/%d" % (s.getsockopt(socket.SOL_SOCKET, SO_DOMAIN),
-                      s.getsockopt(socket.SOL_SOCKET, SO_PROTOCOL))
-t4 = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-t6 = socket.socket(socket.AF_INET6, socket.SOCK_STREAM | socket.SOCK_NONBLOCK)
-tp = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-x = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-print("tcp4", show(t4), "tcp6", show(t6), "tcp", show(tp), "udp", show(u),
-      "unix", show(x), "rcvbuf",
-      t4.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF), "sndbuf",
-      t4.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF))
-PY
 	want="tcp4 2/256 tcp6 10/256 tcp 2/256 udp 2/17 unix 1/0"
 	want+=" rcvbuf 98304 sndbuf 196608"
-	out=$("$SMC_RUN" -b -r 48k -t 96k python3 "$tmp_dir/probe.py" 2>&1)
+	out=$("$SMC_RUN" -b -r 48k -t 96k python3 "$HERE/sock_probe.py" 2>&1)
 	ktap_diag "buffers: $out"
 	[ "$out" = "$want" ] && return 0
 	ktap_diag "buffers: expected $want"
