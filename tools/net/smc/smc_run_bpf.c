@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -474,6 +475,21 @@ static void __noreturn smc_run_preload(const struct smc_opts *o)
 	exit(127);
 }
 
+/*
+ * Fill closed fds 0-2: a kept fd (pipe, cgroup, pidfd) that lands there
+ * would be replaced by /dev/null in the keeper, which then detaches early.
+ */
+static void smc_stdio_open(void)
+{
+	int fd;
+
+	do {
+		fd = open("/dev/null", O_RDWR);
+	} while (fd >= 0 && fd <= STDERR_FILENO);
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	struct smc_opts o = { 0 };
@@ -481,6 +497,7 @@ int main(int argc, char **argv)
 	char why[512] = "";
 	int err;
 
+	smc_stdio_open();
 	if (smc_parse(argc, argv, &o))
 		return 2;
 	if (o.probe)
