@@ -247,7 +247,9 @@ static int smc_run_fresh(const struct smc_opts *o, char *why, size_t len,
 	smc_cg_init(&cg);
 	err = smc_cg_make(&cg);
 	if (err) {
-		snprintf(why, len, "cannot make a cgroup: %s", strerror(-err));
+		snprintf(why, len, "cannot make cgroup %.256s: %s",
+			 cg.path[0] ? cg.path : "below the caller's",
+			 strerror(-err));
 		smc_cg_close(&cg);
 		return err;
 	}
@@ -284,7 +286,7 @@ static int smc_run_fresh(const struct smc_opts *o, char *why, size_t len,
 out:
 	smc_bpf_close(&b);
 out_cg:
-	smc_cg_remove(cg.parent_fd, cg.name);
+	smc_cg_remove(cg.parent_fd, cg.name, cg.fd);
 	smc_cg_close(&cg);
 	return err;
 }

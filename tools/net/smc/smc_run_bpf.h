@@ -39,7 +39,7 @@ int smc_cg_make(struct smc_cg *cg);
 int smc_cg_open(struct smc_cg *cg, const char *path);
 int smc_cg_enter(int cg_fd);
 int smc_cg_wait_empty(int cg_fd);
-int smc_cg_remove(int parent_fd, const char *name);
+int smc_cg_remove(int parent_fd, const char *name, int fd);
 void smc_cg_close(struct smc_cg *cg);
 
 /* smc_run_attach.c: the BPF programs, through their libbpf skeleton */

@@ -4,8 +4,9 @@
  *
  * A command gets a cgroup of its own, "smc_run.PID" (PID: the loader's,
  * which becomes the command's), below the cgroup the loader was started
- * in, so that it stays under the limits its caller had; only where that
- * directory cannot be made is it made at the root of the hierarchy.  All
+ * in, so that it stays under the limits its caller had; where that
+ * directory cannot be made the BPF way fails (smc_run then takes the
+ * preload): never the root, which would escape those limits.  All
  * later accesses go through directory fds, so that a private mount of
  * cgroup2, made where none is mounted (ip netns exec hides the one under
  * /sys), can be detached at once.
@@ -144,8 +145,9 @@ static int smc_cg_self(char *rel, size_t len)
 
 /*
  * Remove the cgroups of earlier runs whose keeper was killed: a
- * "smc_run.PID" whose PID is gone and that holds no process (rmdir of a
- * populated cgroup fails, so a cgroup in use is never touched).
+ * "smc_run.PID" whose PID is gone, or is ours (its keeper died and the
+ * PID came round to us), and that holds no process (rmdir of a populated
+ * cgroup fails, so a cgroup in use is never touched).
  */
 static void smc_cg_sweep(int parent_fd)
 {
@@ -167,7 +169,9 @@ static void smc_cg_sweep(int parent_fd)
 		if (strncmp(de->d_name, SMC_CG_PREFIX, strlen(SMC_CG_PREFIX)))
 			continue;
 		pid = strtol(de->d_name + strlen(SMC_CG_PREFIX), &end, 10);
-		if (*end || pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
+		if (*end || pid <= 0)
+			continue;
+		if (pid != getpid() && (kill(pid, 0) == 0 || errno != ESRCH))
 			continue;
 		if (!unlinkat(parent_fd, de->d_name, AT_REMOVEDIR))
 			smc_dbg("removed %s, left by a killed run",
@@ -192,11 +196,11 @@ static void smc_cg_set_path(struct smc_cg *cg, const char *root,
 		snprintf(cg->path, sizeof(cg->path), "%s", cg->name);
 }
 
-/* A new cgroup for a command: below the loader's own, else at the root */
+/* A new cgroup for a command, below the loader's own; cg->path names it */
 int smc_cg_make(struct smc_cg *cg)
 {
 	char root[PATH_MAX], self[PATH_MAX];
-	int root_fd, dir_fd, err;
+	int root_fd, err;
 
 	root_fd = smc_cg_root(root, sizeof(root));
 	if (root_fd < 0)
@@ -212,28 +216,24 @@ int smc_cg_make(struct smc_cg *cg)
 	}
 	snprintf(cg->name, sizeof(cg->name), SMC_CG_PREFIX "%d", getpid());
 
+	smc_cg_set_path(cg, root, self);
+
 	smc_cg_sweep(cg->orig_fd);
-	dir_fd = cg->orig_fd;
-	if (mkdirat(dir_fd, cg->name, 0755)) {
-		if (!strcmp(self, ".")) {
-			err = -errno;
-			goto out;
-		}
-		smc_dbg("cannot make %s below /%s (%s), making it at the root",
-			cg->name, self, strerror(errno));
-		smc_cg_sweep(root_fd);
-		dir_fd = root_fd;
-		if (mkdirat(dir_fd, cg->name, 0755)) {
-			err = -errno;
-			goto out;
-		}
+	/*
+	 * No fallback to the root on failure (EAGAIN from
+	 * cgroup.max.descendants, say): it would take the command out of
+	 * the caller's limits.
+	 */
+	if (mkdirat(cg->orig_fd, cg->name, 0755)) {
+		err = -errno;
+		goto out;
 	}
-	smc_cg_set_path(cg, root, dir_fd == root_fd ? "." : self);
-	cg->fd = openat(dir_fd, cg->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	cg->parent_fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+	cg->fd = openat(cg->orig_fd, cg->name,
+			O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cg->parent_fd = fcntl(cg->orig_fd, F_DUPFD_CLOEXEC, 0);
 	if (cg->fd < 0 || cg->parent_fd < 0) {
 		err = -errno;
-		unlinkat(dir_fd, cg->name, AT_REMOVEDIR);
+		unlinkat(cg->orig_fd, cg->name, AT_REMOVEDIR);
 	}
 out:
 	close(root_fd);
@@ -312,10 +312,24 @@ int smc_cg_wait_empty(int cg_fd)
 	return rc;
 }
 
-/* Remove a cgroup of ours: a dying last task may keep it busy briefly */
-int smc_cg_remove(int parent_fd, const char *name)
+/*
+ * Remove a cgroup of ours: a dying last task may keep it busy briefly.
+ * With its fd @fd, only while @name still is that directory: once removed
+ * (by a sweep of a later run) the name may be another run's.
+ */
+int smc_cg_remove(int parent_fd, const char *name, int fd)
 {
+	struct stat a, b;
 	int i;
+
+	if (fd >= 0) {
+		if (fstat(fd, &a))
+			return -errno;
+		if (fstatat(parent_fd, name, &b, AT_SYMLINK_NOFOLLOW))
+			return errno == ENOENT ? 0 : -errno;
+		if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+			return 0;
+	}
 
 	for (i = 0; i < 100; i++) {
 		if (!unlinkat(parent_fd, name, AT_REMOVEDIR) || errno == ENOENT)

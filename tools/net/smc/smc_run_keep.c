@@ -104,7 +104,7 @@ static void __noreturn smc_keep_run(const struct smc_keep *k, int go)
 	for (i = 0; i < k->nfds; i++)
 		close(k->fds[i]);
 	if (k->parent_fd >= 0) {
-		rc = smc_cg_remove(k->parent_fd, k->name);
+		rc = smc_cg_remove(k->parent_fd, k->name, k->cg_fd);
 		if (rc)
 			smc_err("keeper: cannot remove cgroup %s: %s", k->name,
 				strerror(-rc));
