@@ -143,7 +143,12 @@ static int smc_buf_want(int val, const char *max)
 	fclose(f);
 	if (n != 1 || limit <= 0)
 		return 0;
-	return 2 * (int)(val < limit ? val : limit);
+	/* as sock_setsockopt(): min(val, max), at most INT_MAX / 2, doubled */
+	if (limit > val)
+		limit = val;
+	if (limit > INT_MAX / 2)
+		limit = INT_MAX / 2;
+	return (int)(2 * limit);
 }
 
 /*

@@ -14,23 +14,27 @@
 /* 0 and the size in *@out, or -1 for anything else */
 static inline int smc_parse_size(const char *s, int *out)
 {
+	long v, mult = 1;
 	char *end;
-	long v;
 
+	/* strtol() would take leading blanks and a sign */
+	if (*s < '0' || *s > '9')
+		return -1;
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || end == s || v < 0)
+	if (errno)
 		return -1;
 	if (*end == 'k' || *end == 'K') {
-		v *= 1024;
+		mult = 1024;
 		end++;
 	} else if (*end == 'm' || *end == 'M') {
-		v *= 1024 * 1024;
+		mult = 1024 * 1024;
 		end++;
 	}
-	if (*end || v > INT_MAX)
+	/* check before multiplying: the product may overflow a long */
+	if (*end || v > INT_MAX / mult)
 		return -1;
-	*out = (int)v;
+	*out = (int)(v * mult);
 	return 0;
 }
 
