@@ -377,6 +377,22 @@ out_cg:
 }
 
 /* -P: this kernel takes the program, and IPPROTO_SMC sockets exist */
+/* What the BPF way needs before anything is loaded: 0, or why not */
+static int smc_precheck(char *why, size_t len)
+{
+	int err;
+
+	if (!smc_capable()) {
+		snprintf(why, len,
+			 "needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN");
+		return -EPERM;
+	}
+	err = smc_proto_check();
+	if (err)
+		snprintf(why, len, "IPPROTO_SMC sockets: %s", strerror(-err));
+	return err;
+}
+
 static int smc_probe(void)
 {
 	struct smc_opts o = { 0 };
@@ -384,17 +400,9 @@ static int smc_probe(void)
 	struct smc_bpf b;
 	int err;
 
-	if (!smc_capable()) {
-		snprintf(why, sizeof(why),
-			 "needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN");
-		err = -EPERM;
-	} else {
-		err = smc_proto_check();
-		if (err)
-			snprintf(why, sizeof(why), "IPPROTO_SMC sockets: %s",
-				 strerror(-err));
-		else
-			err = smc_load_attach(&b, &o, -1, why, sizeof(why));
+	err = smc_precheck(why, sizeof(why));
+	if (!err) {
+		err = smc_load_attach(&b, &o, -1, why, sizeof(why));
 		if (!err)
 			smc_bpf_close(&b);
 	}
@@ -519,16 +527,7 @@ int main(int argc, char **argv)
 		return err ? 1 : 0;
 	}
 
-	if (!smc_capable()) {
-		snprintf(why, sizeof(why),
-			 "needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN");
-		err = -EPERM;
-	} else {
-		err = smc_proto_check();
-		if (err)
-			snprintf(why, sizeof(why), "IPPROTO_SMC sockets: %s",
-				 strerror(-err));
-	}
+	err = smc_precheck(why, sizeof(why));
 	if (!err) {
 		if (o.pin)
 			err = smc_pin(&o, why, sizeof(why));
