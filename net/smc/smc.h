@@ -345,8 +345,8 @@ struct smc_sock {
 	struct smc_sock		*listen_smc;	/* parent of a child */
 	struct list_head	accept_node;	/* in parent's accept_q */
 	struct work_struct	handshake_work;	/* child's handshake */
-	/* a child waiting for its client's first byte, no worker held */
-	unsigned long		hs_parked;	/* bit 0: parked */
+	/* who does the handshake of a child: enum smc_hs_state */
+	atomic_t		hs_state;
 	unsigned long		hs_deadline;	/* jiffies: CLC wait ends */
 	struct timer_list	hs_timer;	/* unparks at hs_deadline */
 

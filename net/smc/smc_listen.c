@@ -25,8 +25,52 @@
 
 #include "smc.h"
 
-/* child->hs_parked: waiting for its client's first byte */
-#define SMC_HS_PARKED	0
+/*
+ * Who does the handshake of a child (child->hs_state).  Each change is
+ * one atomic exchange, so exactly one party owns the handshake, and
+ * with it the child's own reference, at any time:
+ *
+ *   NEW      being set up by the accept worker, under the listener lock;
+ *   QUEUED   a run of handshake_work is due;
+ *   RUNNING  handshake_work runs it;
+ *   PARKED   no one: the client has sent nothing yet; its first byte,
+ *            its going away or the CLC wait's end make it QUEUED;
+ *   CLAIMED  a client of this host does it (smc_rendezvous.c);
+ *   DONE     ended: on to accept(), or dropped.
+ *
+ * A claim never cancels the work item: cancel_work() on an idle item
+ * takes its pending bit for a moment, and a queue_work() of that moment
+ * would be lost, leaving the child with no one to finish it.  Each
+ * queued run holds a reference of its own instead, and a run that finds
+ * the child no longer QUEUED just drops it.
+ */
+enum smc_hs_state {
+	SMC_HS_NEW,
+	SMC_HS_QUEUED,
+	SMC_HS_RUNNING,
+	SMC_HS_PARKED,
+	SMC_HS_CLAIMED,
+	SMC_HS_DONE,
+};
+
+static bool smc_hs_move(struct smc_sock *child, int from, int to)
+{
+	return atomic_cmpxchg(&child->hs_state, from, to) == from;
+}
+
+/*
+ * Hand the handshake of @child, owned by the caller, to a run of the
+ * work.  The run's reference is taken first: once QUEUED, a claim or a
+ * run already pending may take the child and end it.  The release pairs
+ * with the claim's exchange: it sees the child's set-up.
+ */
+static void smc_hs_queue(struct smc_sock *child)
+{
+	sock_hold(&child->sk);
+	atomic_set_release(&child->hs_state, SMC_HS_QUEUED);
+	if (!queue_work(smc_hs_wq, &child->handshake_work))
+		sock_put(&child->sk);	/* the pending run will do */
+}
 
 /* children of one listener in handshake at once, at most */
 #define SMC_LISTEN_HS_MAX	64
@@ -191,8 +235,8 @@ static void smc_listen_accept_pending(struct smc_sock *lsmc)
 		spin_lock(&li->lock);
 		li->in_handshake++;
 		spin_unlock(&li->lock);
-		/* the child's own reference goes with the work item */
-		queue_work(smc_hs_wq, &child->handshake_work);
+		/* claimable from here on */
+		smc_hs_queue(child);
 	}
 }
 
@@ -223,10 +267,11 @@ void smc_listen_accept_now(struct smc_sock *lsmc)
 
 /*
  * The child on TCP socket @clcsk, if its handshake has not begun: taken
- * off the handshake queue, with the work item's reference, for a caller
- * that does the handshake itself and then, with the child locked, ends
- * the claim (smc_listen_claim_end()).  NULL if no smc sock owns @clcsk
- * yet, ERR_PTR(-EBUSY) if one does that cannot be claimed.
+ * over, with the child's own reference, by a caller that does the
+ * handshake itself and then, with the child locked, ends the claim
+ * (smc_listen_claim_end()).  NULL if no child owns @clcsk yet, or one
+ * still being set up (the accept worker's listener lock ends that),
+ * ERR_PTR(-EBUSY) if one does that cannot be claimed.
  */
 struct smc_sock *smc_listen_claim(struct sock *clcsk)
 {
@@ -234,9 +279,13 @@ struct smc_sock *smc_listen_claim(struct sock *clcsk)
 
 	rcu_read_lock();
 	child = smc_tcp_sk_owner(clcsk);
-	if (child && (!READ_ONCE(child->listen_smc) ||
-		      (!test_and_clear_bit(SMC_HS_PARKED, &child->hs_parked) &&
-		       !cancel_work(&child->handshake_work))))
+	if (child && !READ_ONCE(child->listen_smc))
+		child = ERR_PTR(-EBUSY);
+	else if (child && atomic_read(&child->hs_state) == SMC_HS_NEW)
+		child = NULL;
+	else if (child &&
+		 !smc_hs_move(child, SMC_HS_PARKED, SMC_HS_CLAIMED) &&
+		 !smc_hs_move(child, SMC_HS_QUEUED, SMC_HS_CLAIMED))
 		child = ERR_PTR(-EBUSY);
 	rcu_read_unlock();
 	return child;
@@ -273,7 +322,6 @@ static void smc_accept_enqueue(struct smc_sock *child, bool ok)
  * A child whose client has sent nothing yet waits without a worker: its
  * clcsock's callbacks or the end of the CLC wait queue the work again,
  * and a client of this host may claim it meanwhile (smc_rendezvous.c).
- * The work item's reference stays with the parked child.
  */
 static bool smc_hs_has_input(struct smc_sock *child)
 {
@@ -287,29 +335,33 @@ static bool smc_hs_has_input(struct smc_sock *child)
 
 /*
  * An event on the clcsock of @smc, softirq too: a parked child's work
- * goes back on the queue.  The bit operation orders the event's cause
- * (an skb queued, a state changed) before the look at the bit, against
- * smc_hs_park(), which sets the bit before it looks for input.
+ * goes back on the queue.  The exchange orders the event's cause (an
+ * skb queued, a state changed) before the look at the state, against
+ * smc_hs_park(), which parks before it looks for input.  The reference
+ * is taken first: once QUEUED, a claim may take the child away.
  */
 void smc_listen_unpark(struct smc_sock *smc)
 {
-	if (READ_ONCE(smc->listen_smc) &&
-	    test_and_clear_bit(SMC_HS_PARKED, &smc->hs_parked))
-		queue_work(smc_hs_wq, &smc->handshake_work);
+	if (!READ_ONCE(smc->listen_smc) ||
+	    atomic_read(&smc->hs_state) != SMC_HS_PARKED ||
+	    !refcount_inc_not_zero(&smc->sk.sk_refcnt))
+		return;
+	if (!smc_hs_move(smc, SMC_HS_PARKED, SMC_HS_QUEUED) ||
+	    !queue_work(smc_hs_wq, &smc->handshake_work))
+		sock_put(&smc->sk);
 }
 
-/* Park @child if its client sent nothing yet: true if parked */
+/* Park @child, whose work runs, if its client sent nothing yet */
 static bool smc_hs_park(struct smc_sock *child)
 {
 	if (smc_hs_has_input(child) ||
 	    time_after_eq(jiffies, child->hs_deadline))
 		return false;
-	set_bit(SMC_HS_PARKED, &child->hs_parked);
-	/* the bit before the look: pairs with smc_listen_unpark() */
-	smp_mb__after_atomic();
+	/* a full barrier: the state before the look, as in unpark */
+	atomic_xchg(&child->hs_state, SMC_HS_PARKED);
 	/* the first byte may have come in between: then not parked */
 	if (smc_hs_has_input(child) &&
-	    test_and_clear_bit(SMC_HS_PARKED, &child->hs_parked))
+	    smc_hs_move(child, SMC_HS_PARKED, SMC_HS_RUNNING))
 		return false;
 	mod_timer(&child->hs_timer, child->hs_deadline);
 	return true;
@@ -320,6 +372,7 @@ static void smc_handshake_end(struct smc_sock *child, int rc)
 {
 	struct sock *sk = &child->sk;
 
+	atomic_set(&child->hs_state, SMC_HS_DONE);
 	if (rc)
 		sk->sk_state = SMC_CLOSED;
 	else if (sk->sk_state == SMC_INIT)
@@ -339,12 +392,15 @@ void smc_handshake_work(struct work_struct *work)
 	bool syn_smc;
 	int rc = 0;
 
+	/* claimed, or a run that was pending already took it */
+	if (!smc_hs_move(child, SMC_HS_QUEUED, SMC_HS_RUNNING))
+		goto out;
 	lock_sock(&child->sk);
 	del_timer_sync(&child->hs_timer);
 	syn_smc = tcp_sk(smc_clcsk(child))->syn_smc;
 	if (syn_smc && smc_hs_park(child)) {
 		release_sock(&child->sk);
-		return;
+		goto out;
 	}
 	/* a client without the SMC option in its SYN cannot do SMC */
 	if (!syn_smc)
@@ -354,6 +410,8 @@ void smc_handshake_work(struct work_struct *work)
 	else
 		rc = smc_listen_handshake(child);
 	smc_handshake_end(child, rc);
+out:
+	sock_put(&child->sk);	/* this run's own reference */
 }
 
 /*
@@ -366,7 +424,7 @@ void smc_listen_claim_end(struct smc_sock *child, bool done)
 	/*
 	 * Only now that we hold the child's lock: a handshake work that
 	 * was parking it when we claimed it arms the timer after the
-	 * parked bit we took, and has released the lock since.
+	 * state we took, and has released the lock since.
 	 */
 	del_timer_sync(&child->hs_timer);
 	if (done) {
@@ -375,7 +433,7 @@ void smc_listen_claim_end(struct smc_sock *child, bool done)
 		return;
 	}
 	release_sock(&child->sk);
-	queue_work(smc_hs_wq, &child->handshake_work);
+	smc_hs_queue(child);
 }
 
 int smc_listen(struct socket *sock, int backlog)

@@ -164,7 +164,7 @@ static struct smc_sock *smc_rdv_child(struct sock *clcsk, int *why)
 		goto out;
 
 	child = smc_listen_claim(peer);
-	/* still in TCP's accept queue: take it out here and now */
+	/* still in TCP's accept queue or being set up: take it now */
 	if (!child && smc_rdv_accept_now(clcsk))
 		child = smc_listen_claim(peer);
 	/* its handshake began already; NULL: no SMC listener took it */
