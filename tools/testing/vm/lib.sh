@@ -32,7 +32,10 @@ suite_of() {
 	deb12) echo bookworm ;;
 	# built from trixie's linux-source (build-debug-kernel)
 	debug) echo trixie ;;
-	*) die "unknown KERNEL '$1' (want deb13, deb12 or debug)" ;;
+	# the newest kernels: Debian 13's backports, and unstable
+	bpo) echo trixie-backports ;;
+	sid) echo sid ;;
+	*) die "unknown KERNEL '$1' (want deb13, deb12, debug, bpo or sid)" ;;
 	esac
 }
 
@@ -104,9 +107,12 @@ apt_setup() {
 	local key=/usr/share/keyrings/debian-archive-keyring.gpg
 	{
 		echo "deb [signed-by=$key] $ARCHIVE_URI $suite main"
+		# backports and unstable have no updates or security suite
+		case $suite in *-backports|sid) ;; *)
 		echo "deb [signed-by=$key] $ARCHIVE_URI $suite-updates main"
 		[ -z "$SECURITY_URI" ] ||
 			echo "deb [signed-by=$key] $SECURITY_URI $suite-security main"
+		esac
 	} > "$d/etc/sources.list.new"
 	# A changed mirror is a changed index: update at once.
 	cmp -s "$d/etc/sources.list.new" "$d/etc/sources.list" ||
