@@ -52,6 +52,11 @@ MODULE_PARM_DESC(smcd_rendezvous,
 module_param_named(smcr, smc_smcr_enabled, bool, 0644);
 MODULE_PARM_DESC(smcr,
 		 "negotiate SMC-R over RoCE devices (default: yes)");
+/* what the kernel built us for: read only, for users and the tests */
+static bool smc_tcp_option = SMC_TCP_OPTION;
+module_param_named(tcp_option, smc_tcp_option, bool, 0444);
+MODULE_PARM_DESC(tcp_option,
+		 "TCP's handshake offers SMC (no: the kernel has no CONFIG_SMC, and only servers of this host are reached)");
 
 /*
  * Link-group ids: one sequence for SMC-R and SMC-D, in steps of 256 (the
@@ -273,7 +278,7 @@ static int smc_release(struct socket *sock)
 	return 0;
 }
 
-static int smc_bind(struct socket *sock, struct sockaddr *uaddr,
+static int smc_bind(struct socket *sock, struct sockaddr_unsized *uaddr,
 		    int addr_len)
 {
 	struct sockaddr_in *addr = (struct sockaddr_in *)uaddr;
@@ -370,10 +375,10 @@ static int __init smc_init(void)
 		goto out_lgr;
 
 	rc = -ENOMEM;
-	smc_hs_wq = alloc_workqueue("smc_hs_wq", 0, WQ_MAX_ACTIVE);
+	smc_hs_wq = alloc_workqueue("smc_hs_wq", WQ_PERCPU, WQ_MAX_ACTIVE);
 	if (!smc_hs_wq)
 		goto out_smcr;
-	smc_wq = alloc_workqueue("smc_wq", 0, 0);
+	smc_wq = alloc_workqueue("smc_wq", WQ_PERCPU, 0);
 	if (!smc_wq)
 		goto out_hs_wq;
 
@@ -396,8 +401,7 @@ static int __init smc_init(void)
 	rc = smc_inet_init();
 	if (rc)
 		goto out_sock;
-	/* TCP handles the SMC option only while this is on */
-	static_branch_enable(&tcp_have_smc);
+	smc_tcp_option_enable(true);
 	return 0;
 
 out_sock:
@@ -432,7 +436,7 @@ static void __exit smc_exit(void)
 	 * Every smc sock holds a module reference, so none is left here;
 	 * the workqueues are empty too, their items hold socket references.
 	 */
-	static_branch_disable(&tcp_have_smc);
+	smc_tcp_option_enable(false);
 	smc_inet_exit();
 	sock_unregister(PF_SMC);
 	smc_nl_exit();

@@ -479,7 +479,7 @@ int smc_getsockopt(struct socket *sock, int level, int optname,
 		   char __user *optval, int __user *optlen);
 
 /* smc_connect.c */
-int smc_connect(struct socket *sock, struct sockaddr *addr, int alen,
+int smc_connect(struct socket *sock, struct sockaddr_unsized *addr, int alen,
 		int flags);
 void smc_connect_work(struct work_struct *work);
 void smc_connect_cancel(struct smc_sock *smc);
@@ -494,6 +494,7 @@ void smc_listen_accept_now(struct smc_sock *lsmc);
 void smc_listen_unpark(struct smc_sock *child);
 struct smc_sock *smc_listen_claim(struct sock *clcsk);
 void smc_listen_claim_end(struct smc_sock *child, bool done);
+void smc_listen_claim_fallback(struct smc_sock *child, u32 reason);
 
 /* smc_sockops.c: data and control calls */
 int smc_getname(struct socket *sock, struct sockaddr *addr, int peer);
@@ -546,6 +547,7 @@ int smc_listen_handshake(struct smc_sock *child);
 /* smc_rendezvous.c */
 extern bool smc_smcd_rendezvous;
 int smc_rendezvous(struct smc_sock *smc, struct smc_hs *hs);
+bool smc_rendezvous_client(struct sock *clcsk);
 void smc_rendezvous_debugfs(struct dentry *dir);
 
 /*
@@ -565,6 +567,7 @@ int smcd_listen_accept(struct smc_sock *child, struct smc_hs *hs);
 int smcd_rendezvous_setup(struct smc_sock *smc, struct smc_sock *child,
 			  struct smc_hs *hs);
 void smcd_conn_teardown(struct smc_sock *smc);
+u32 smcd_decline_reason(int err);
 void smcd_tx_write(struct smc_conn *c);
 
 /* smcr_conn.c: SMC-R handshake and connection life */
@@ -587,7 +590,7 @@ static inline bool smc_syn_smc(void)
  */
 static inline void smc_clcsk_no_smc(struct sock *clcsk)
 {
-	WRITE_ONCE(tcp_sk(clcsk)->syn_smc, 0);
+	smc_tcp_set_syn_smc(clcsk, false);
 }
 
 int smcr_connect_offer(struct smc_sock *smc, struct smc_hs *hs);

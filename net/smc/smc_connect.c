@@ -31,7 +31,7 @@ static int smc_connect_established(struct smc_sock *smc)
 	smc_copy_sock_settings_to_clc(smc);
 
 	/* without the SMC option in the SYN-ACK the peer cannot do SMC */
-	if (!tcp_sk(smc_clcsk(smc))->syn_smc)
+	if (SMC_TCP_OPTION && !smc_tcp_syn_smc(smc_clcsk(smc)))
 		smc_switch_to_fallback(smc, SMC_CLC_DECL_PEERNOSMC);
 	else
 		rc = smc_connect_handshake(smc);
@@ -70,7 +70,7 @@ static bool smc_tcp_connect_goes_on(int rc)
 	       rc == -ERESTARTSYS;
 }
 
-int smc_connect(struct socket *sock, struct sockaddr *addr, int alen,
+int smc_connect(struct socket *sock, struct sockaddr_unsized *addr, int alen,
 		int flags)
 {
 	struct sock *sk = sock->sk;
@@ -115,8 +115,8 @@ int smc_connect(struct socket *sock, struct sockaddr *addr, int alen,
 	}
 
 	smc_copy_sock_settings_to_clc(smc);
-	tcp_sk(clcsock->sk)->syn_smc = smc_syn_smc();
-	if (tcp_sk(clcsock->sk)->syn_smc)
+	smc_tcp_set_syn_smc(clcsock->sk, smc_syn_smc());
+	if (smc_tcp_syn_smc(clcsock->sk))
 		smc_clc_hold_acks(clcsock->sk);
 
 	/* other callers see EALREADY while TCP connects without our lock */

@@ -41,7 +41,7 @@ struct smc_diag_walk {
 static bool smc_diag_tokens_shown(const struct smc_diag_walk *w,
 				  struct sock *sk)
 {
-	return w->net_admin || uid_eq(sock_i_uid(sk), w->uid);
+	return w->net_admin || uid_eq(smc_sk_uid(sk), w->uid);
 }
 
 static u8 smc_diag_mode(const struct smc_sock *smc)
@@ -209,7 +209,7 @@ static int smc_diag_fill(struct smc_sock *smc, void *arg)
 	if (clcsk)
 		smc_diag_addrs(r, sk, clcsk);
 	r->diag_uid = from_kuid_munged(sk_user_ns(NETLINK_CB(cb->skb).sk),
-				       sock_i_uid(sk));
+				       smc_sk_uid(sk));
 	r->diag_inode = sock_i_ino(sk);
 
 	/* a fallen-back socket is shut down on its TCP socket */
@@ -251,7 +251,7 @@ static int smc_diag_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	u64 last;
 
 	/* the requester's, once per part of the dump: not under locks */
-	w.uid = sock_i_uid(nlsk);
+	w.uid = smc_sk_uid(nlsk);
 	w.net_admin = netlink_net_capable(cb->skb, CAP_NET_ADMIN);
 	if (!cb->args[2]) {
 		last = cb->args[SMCPROTO_SMC];

@@ -66,7 +66,7 @@ static void smc_clcsk_heal(struct sock *clcsk)
 		clcsk->sk_write_space = smc_tcp_cb.write_space;
 		clcsk->sk_state_change = smc_tcp_cb.state_change;
 		clcsk->sk_error_report = smc_tcp_cb.error_report;
-		tcp_sk(clcsk)->smc_hs_congested = NULL;
+		smc_tcp_set_congested(clcsk, NULL);
 	}
 	write_unlock_bh(&clcsk->sk_callback_lock);
 }

@@ -126,8 +126,16 @@ int smc_connect_handshake(struct smc_sock *smc)
 	if (READ_ONCE(smc_smcd_enabled))
 		hs->smcd = smcd_dev_get_loopback();
 	/* a server of this host: SMC-D without a CLC message */
-	if (!smc_rendezvous(smc, hs)) {
+	rc = smc_rendezvous(smc, hs);
+	if (!rc) {
 		a->version = SMC_V2;
+		goto out;
+	}
+	if (!SMC_TCP_OPTION) {
+		/* no peer elsewhere can be asked: TCP it is */
+		smc_switch_to_fallback(smc, rc == -EAGAIN ?
+				       SMC_CLC_DECL_PEERNOSMC :
+				       smcd_decline_reason(rc));
 		rc = 0;
 		goto out;
 	}

@@ -385,6 +385,19 @@ static void smc_handshake_end(struct smc_sock *child, int rc)
 	smc_accept_enqueue(child, !rc);
 }
 
+/*
+ * May the client of @child do SMC: the SMC option in its SYN, or,
+ * where TCP has none, a socket of ours at the other end on this host.
+ */
+static bool smc_listen_client_smc(struct smc_sock *child)
+{
+	struct sock *clcsk = smc_clcsk(child);
+
+	if (SMC_TCP_OPTION)
+		return smc_tcp_syn_smc(clcsk);
+	return smc_rendezvous_client(clcsk);
+}
+
 void smc_handshake_work(struct work_struct *work)
 {
 	struct smc_sock *child = container_of(work, struct smc_sock,
@@ -396,14 +409,18 @@ void smc_handshake_work(struct work_struct *work)
 	if (!smc_hs_move(child, SMC_HS_QUEUED, SMC_HS_RUNNING))
 		goto out;
 	lock_sock(&child->sk);
-	del_timer_sync(&child->hs_timer);
-	syn_smc = tcp_sk(smc_clcsk(child))->syn_smc;
+	timer_delete_sync(&child->hs_timer);
+	syn_smc = smc_listen_client_smc(child);
 	if (syn_smc && smc_hs_park(child)) {
 		release_sock(&child->sk);
 		goto out;
 	}
-	/* a client without the SMC option in its SYN cannot do SMC */
-	if (!syn_smc)
+	/*
+	 * A client without the SMC option in its SYN cannot do SMC; without
+	 * TCP's option, only a claim by the client (smc_rendezvous.c) sets
+	 * SMC up, and what comes instead is TCP.
+	 */
+	if (!syn_smc || !SMC_TCP_OPTION)
 		smc_switch_to_fallback(child, SMC_CLC_DECL_PEERNOSMC);
 	else if (!smc_hs_has_input(child))
 		rc = -ETIMEDOUT;	/* the CLC wait is over */
@@ -426,7 +443,7 @@ void smc_listen_claim_end(struct smc_sock *child, bool done)
 	 * was parking it when we claimed it arms the timer after the
 	 * state we took, and has released the lock since.
 	 */
-	del_timer_sync(&child->hs_timer);
+	timer_delete_sync(&child->hs_timer);
 	if (done) {
 		smc_stats_hs_done(child, true, SMC_V2);
 		smc_handshake_end(child, 0);
@@ -434,6 +451,18 @@ void smc_listen_claim_end(struct smc_sock *child, bool done)
 	}
 	release_sock(&child->sk);
 	smc_hs_queue(child);
+}
+
+/*
+ * Without TCP's SMC option, a claim whose set-up failed: no CLC exchange
+ * can follow, so the child goes on over TCP, as its client does.  The
+ * child is locked; the reference goes with it.
+ */
+void smc_listen_claim_fallback(struct smc_sock *child, u32 reason)
+{
+	timer_delete_sync(&child->hs_timer);
+	smc_switch_to_fallback(child, reason);
+	smc_handshake_end(child, 0);
 }
 
 int smc_listen(struct socket *sock, int backlog)
@@ -476,15 +505,15 @@ int smc_listen(struct socket *sock, int backlog)
 	INIT_WORK(&li->tcp_accept_work, smc_tcp_accept_work);
 
 	smc_copy_sock_settings_to_clc(smc);
-	tcp_sk(smc->clcsock->sk)->syn_smc = smc_syn_smc();
-	tcp_sk(smc->clcsock->sk)->smc_hs_congested = smc_listen_congested;
+	smc_tcp_set_syn_smc(smc->clcsock->sk, smc_syn_smc());
+	smc_tcp_set_congested(smc->clcsock->sk, smc_listen_congested);
 	rc = kernel_listen(smc->clcsock, backlog);
 	if (rc) {
 		kfree(li);
 		goto out;
 	}
 	/* after listen, which resets TCP's ACK state */
-	if (tcp_sk(smc->clcsock->sk)->syn_smc)
+	if (smc_tcp_syn_smc(smc->clcsock->sk))
 		smc_clc_hold_acks(smc->clcsock->sk);
 	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
 	WRITE_ONCE(smc->listen, li);

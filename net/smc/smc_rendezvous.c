@@ -19,6 +19,7 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/seq_file.h>
 #include <net/inet_hashtables.h>
 #include <net/inet6_hashtables.h>
@@ -89,11 +90,9 @@ static int smc_rdv_dif(const struct sock *clcsk)
  */
 static struct sock *smc_rdv_lookup(struct sock *clcsk, bool listener)
 {
-	struct inet_hashinfo *hi = tcp_or_dccp_get_hashinfo(clcsk);
 	const struct inet_sock *inet = inet_sk(clcsk);
 	u16 hnum = ntohs(inet->inet_dport);
 	__be16 sport = inet->inet_sport;
-	struct net *net = sock_net(clcsk);
 	int dif = smc_rdv_dif(clcsk);
 	struct sock *sk;
 
@@ -104,19 +103,17 @@ static struct sock *smc_rdv_lookup(struct sock *clcsk, bool listener)
 		const struct in6_addr *da = &clcsk->sk_v6_daddr;
 
 		if (!listener)
-			return __inet6_lookup_established(net, hi, sa, sport,
-							  da, hnum, dif, 0);
-		sk = inet6_lookup_listener(net, hi, NULL, 0, sa, sport, da,
-					   hnum, dif, 0);
+			return smc_lookup6_established(clcsk, sa, sport, da,
+						       hnum, dif);
+		sk = smc_lookup6_listener(clcsk, sa, sport, da, hnum, dif);
 		return IS_ERR(sk) ? NULL : sk;
 	}
 #endif
 	if (!listener)
-		return __inet_lookup_established(net, hi, inet->inet_saddr,
-						 sport, inet->inet_daddr, hnum,
-						 dif, 0);
-	sk = __inet_lookup_listener(net, hi, NULL, 0, inet->inet_saddr, sport,
-				    inet->inet_daddr, hnum, dif, 0);
+		return smc_lookup_established(clcsk, inet->inet_saddr, sport,
+					      inet->inet_daddr, hnum, dif);
+	sk = smc_lookup_listener(clcsk, inet->inet_saddr, sport,
+				 inet->inet_daddr, hnum, dif);
 	return IS_ERR(sk) ? NULL : sk;
 }
 
@@ -144,29 +141,92 @@ static bool smc_rdv_accept_now(struct sock *clcsk)
 }
 
 /*
+ * The other end of @clcsk's connection, referenced, if it is a TCP
+ * socket of this host on which nothing moved yet; else NULL.  From
+ * either end: the lookup swaps the addresses.
+ */
+static struct sock *smc_rdv_peer(struct sock *clcsk)
+{
+	struct sock *peer = smc_rdv_lookup(clcsk, false);
+
+	if (!peer)
+		return NULL;
+	/* a connection to itself finds itself */
+	if (peer == clcsk || !sk_fullsock(peer) ||
+	    peer->sk_state != TCP_ESTABLISHED ||
+	    !smc_rdv_same_conn(clcsk, peer)) {
+		sock_gen_put(peer);
+		return NULL;
+	}
+	return peer;
+}
+
+/*
+ * Without TCP's SMC option, the server's view: is the client end of
+ * child @clcsk a socket of ours on this host that still means to set up
+ * SMC?  Only such a client ever claims the child.
+ */
+bool smc_rendezvous_client(struct sock *clcsk)
+{
+	struct smc_sock *client;
+	struct smcd_dev *dev;
+	struct sock *peer;
+	bool ours;
+
+	/* what the client needs to claim at all (smc_connect_handshake) */
+	if (!READ_ONCE(smc_smcd_enabled) || !READ_ONCE(smc_smcd_rendezvous))
+		return false;
+	dev = smcd_dev_get_loopback();
+	if (!dev)
+		return false;
+	smcd_dev_put(dev);
+
+	peer = smc_rdv_peer(clcsk);
+	if (!peer)
+		return false;
+	rcu_read_lock();
+	client = smc_tcp_sk_owner(peer);
+	ours = client && !READ_ONCE(client->use_fallback) &&
+	       !READ_ONCE(client->listen_smc);
+	rcu_read_unlock();
+	sock_gen_put(peer);
+	return ours;
+}
+
+/*
+ * Without TCP's SMC option no CLC exchange follows a failed claim: a
+ * child whose work runs just now (a moment, it only looks and parks)
+ * is claimed again for a while.
+ */
+#define SMC_RDV_BUSY_WAIT	(HZ / 10)
+
+/*
  * The child of this host's SMC listener at the other end of @clcsk,
  * its handshake claimed; NULL when there is none to claim, and *@why
  * says so.
  */
 static struct smc_sock *smc_rdv_child(struct sock *clcsk, int *why)
 {
+	unsigned long end = jiffies + SMC_RDV_BUSY_WAIT;
 	struct smc_sock *child = NULL;
 	struct sock *peer;
 
 	*why = SMC_RDV_NO_PEER;
-	peer = smc_rdv_lookup(clcsk, false);
+	peer = smc_rdv_peer(clcsk);
 	if (!peer)
 		return NULL;
-	/* a connection to itself finds itself */
-	if (peer == clcsk || !sk_fullsock(peer) ||
-	    peer->sk_state != TCP_ESTABLISHED || !tcp_sk(peer)->syn_smc ||
-	    !smc_rdv_same_conn(clcsk, peer))
+	if (SMC_TCP_OPTION && !smc_tcp_syn_smc(peer))
 		goto out;
 
 	child = smc_listen_claim(peer);
 	/* still in TCP's accept queue or being set up: take it now */
 	if (!child && smc_rdv_accept_now(clcsk))
 		child = smc_listen_claim(peer);
+	while (!SMC_TCP_OPTION && PTR_ERR(child) == -EBUSY &&
+	       time_before(jiffies, end)) {
+		usleep_range(50, 100);
+		child = smc_listen_claim(peer);
+	}
 	/* its handshake began already; NULL: no SMC listener took it */
 	if (IS_ERR(child)) {
 		*why = SMC_RDV_BUSY;
@@ -180,7 +240,10 @@ out:
 /*
  * Client, smc sock locked, with SMC-D in its offer @hs: set up both
  * ends if the server is a socket of this host.  0 when the connection
- * is on SMC-D; otherwise nothing changed, and the CLC exchange follows.
+ * is on SMC-D; -EAGAIN if the server is no child to claim, and another
+ * error if the set-up failed.  Otherwise nothing changed, and the CLC
+ * exchange follows; without TCP's SMC option, where none can, the
+ * child of a failed set-up goes on over TCP.
  */
 int smc_rendezvous(struct smc_sock *smc, struct smc_hs *hs)
 {
@@ -204,7 +267,10 @@ int smc_rendezvous(struct smc_sock *smc, struct smc_hs *hs)
 	}
 	lock_sock_nested(&child->sk, SINGLE_DEPTH_NESTING);
 	rc = smcd_rendezvous_setup(smc, child, hs);
-	smc_listen_claim_end(child, !rc);
+	if (rc && !SMC_TCP_OPTION)
+		smc_listen_claim_fallback(child, smcd_decline_reason(rc));
+	else
+		smc_listen_claim_end(child, !rc);
 	atomic_long_inc(&smc_rdv_count[rc ? SMC_RDV_FAILED : SMC_RDV_DONE]);
 	return rc;
 }

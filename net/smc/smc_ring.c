@@ -55,9 +55,9 @@ static int smc_ring_make(struct smc_ring_pages *pg, u32 i)
 	if (p) {
 		split_page(p, order);
 		for (j = n; j < 1U << order; j++)
-			__free_page(nth_page(p, j));
+			__free_page(p + j);
 		for (j = 0; j < n; j++)
-			WRITE_ONCE(pages[first + j], nth_page(p, j));
+			WRITE_ONCE(pages[first + j], p + j);
 		atomic_long_add(n << PAGE_SHIFT, &smc_ring_bytes);
 		return 0;
 	}

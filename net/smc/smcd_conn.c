@@ -342,7 +342,7 @@ void smcd_conn_teardown(struct smc_sock *smc)
 }
 
 /* The Decline code for a failed connection set-up */
-static u32 smcd_decline_reason(int err)
+u32 smcd_decline_reason(int err)
 {
 	switch (err) {
 	case -ENOSPC:

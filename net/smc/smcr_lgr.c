@@ -1337,7 +1337,7 @@ static const struct file_operations smcr_rdma_write_fops = {
 
 int smcr_lgr_init(struct dentry *debugfs)
 {
-	smcr_lgr_wq = alloc_workqueue("smcr_lgr_wq", 0, 0);
+	smcr_lgr_wq = alloc_workqueue("smcr_lgr_wq", WQ_PERCPU, 0);
 	if (!smcr_lgr_wq)
 		return -ENOMEM;
 	smcr_lgr_debugfs = debugfs_create_file("smcr-linkgroups", 0444,
