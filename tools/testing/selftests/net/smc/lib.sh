@@ -398,6 +398,14 @@ smc_settled()
 	[ "$n" -le "$base" ]
 }
 
+# smc_tcp_option: TCP's handshake carries the SMC option.  Not on a
+# kernel without CONFIG_SMC (Debian's 7.x), where only servers of this
+# host are reached, without CLC (module parameter tcp_option)
+smc_tcp_option()
+{
+	[ "$(cat /sys/module/smc/parameters/tcp_option 2>/dev/null)" != N ]
+}
+
 smc_count()
 {
 	if [ "$SMC_TEST_INET" = 1 ]; then

@@ -17,8 +17,15 @@
 #  - a listener closed before accept() resets the connection its client
 #    already has, exactly as after a CLC handshake (the same script run
 #    with the parameter on and off must print the same);
+#  - with SMC-D off (module parameter smcd=0), a server that speaks
+#    first reaches its client within 3 s: no end waits for a rendezvous
+#    or a CLC message that cannot come (the CLC wait is 6 s);
 #  - full-duplex transfers verified by SHA-256 (smc_xfer), and no AF_SMC
 #    socket or loopback-ism DMB is left afterwards.
+# On a kernel whose TCP has no SMC option (no CONFIG_SMC), no CLC
+# exchange can take place: with the parameter off, and from the other
+# namespace, both ends go on over TCP with reason 0x03010000 (the peer
+# has no SMC) and still no byte of CLC.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -138,13 +145,33 @@ many()
 	return $rc
 }
 
+# no_clc NAME SRV_NS CLI_NS LISTEN_ADDR CONNECT_ADDR: what xfer with
+# CLC=1 is where TCP has no SMC option: both ends on TCP, as a peer
+# without SMC, and no CLC byte
+no_clc()
+{
+	SMC_EXPECT_PATH=fallback SMC_EXPECT_REASON=0x03010000 \
+		xfer "$@" 0
+}
+
+# clc_xfer NAME SRV_NS CLI_NS LISTEN_ADDR CONNECT_ADDR: a connection
+# that takes the CLC way
+clc_xfer()
+{
+	if smc_tcp_option; then
+		xfer "$@" 1
+	else
+		no_clc "$@"
+	fi
+}
+
 test_param_off()
 {
 	local d0 rc=0
 
 	echo 0 > "$RDV_PARAM" || return 1
 	d0=$(rdv_all)
-	xfer clc_lo "" "" 127.0.0.1 127.0.0.1 1 || rc=1
+	clc_xfer clc_lo "" "" 127.0.0.1 127.0.0.1 || rc=1
 	echo 1 > "$RDV_PARAM" || rc=1
 	if [ "$(rdv_all)" != "$d0" ]; then
 		ktap_diag "counters moved: $d0 -> $(rdv_all)"
@@ -169,7 +196,7 @@ test_other_netns()
 
 	setup_netns || { ktap_diag "cannot set up the namespaces"; return 1; }
 	p0=$(rdv no_peer)
-	xfer clc_veth "$NS_A" "$NS_B" "$ADDR4_A" "$ADDR4_A" 1 || rc=1
+	clc_xfer clc_veth "$NS_A" "$NS_B" "$ADDR4_A" "$ADDR4_A" || rc=1
 	if [ "$(rdv no_peer)" != $((p0 + 1)) ]; then
 		ktap_diag "no_peer $p0 -> $(rdv no_peer)"
 		rc=1
@@ -227,6 +254,42 @@ test_closed_listener()
 	return $rc
 }
 
+# A server that greets its client first, both ends AF_SMC (smc_run):
+# prints what the client got, or "timeout" after 3 s
+server_first()
+{
+	"$SMC_RUN" python3 - <<'EOF'
+import socket, threading
+srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 0)
+srv.bind(("127.0.0.1", 0))
+srv.listen(8)
+def greet():
+    c, _ = srv.accept()
+    c.sendall(b"hello")
+    c.close()
+threading.Thread(target=greet, daemon=True).start()
+cli = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 0)
+cli.settimeout(3)
+cli.connect(srv.getsockname())
+try:
+    print(cli.recv(10).decode())
+except socket.timeout:
+    print("timeout")
+EOF
+}
+
+test_server_first_smcd_off()
+{
+	local out rc=0
+
+	echo 0 > "$SMCD_PARAM" || return 1
+	out=$(server_first 2>&1)
+	echo 1 > "$SMCD_PARAM" || rc=1
+	[ "$out" = hello ] && return $rc
+	ktap_diag "the client got: $out"
+	return 1
+}
+
 test_no_leftovers()
 {
 	local rc=0
@@ -244,7 +307,7 @@ test_no_leftovers()
 
 base=$(smc_count)
 lo_base=$(lo_ism)
-ktap_header 7
+ktap_header 8
 many rendezvous_v4 127.0.0.1 127.0.0.1
 ktap_result rendezvous_v4_loopback $?
 many rendezvous_v6 ::1 ::1
@@ -257,6 +320,8 @@ test_other_netns
 ktap_result clc_from_other_netns $?
 test_closed_listener
 ktap_result listener_closed_before_accept_resets $?
+test_server_first_smcd_off
+ktap_result server_first_with_smcd_off $?
 test_no_leftovers
 ktap_result rendezvous_no_leftovers $?
 ktap_finish
