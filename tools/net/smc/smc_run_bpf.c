@@ -235,6 +235,33 @@ static int smc_load_attach(struct smc_bpf *b, const struct smc_opts *o,
 	return err;
 }
 
+/* Start the keeper of @b's links: its pid, or a negative error in @why */
+static pid_t smc_keeper(struct smc_keep *k, struct smc_bpf *b, char *why,
+			size_t len)
+{
+	pid_t keeper;
+
+	k->nfds = smc_bpf_link_fds(b, k->fds, ARRAY_SIZE(k->fds));
+	keeper = smc_keep_start(k);
+	if (keeper < 0)
+		snprintf(why, len, "cannot start the keeper: %s",
+			 strerror(-keeper));
+	return keeper;
+}
+
+/* COMMAND, with the programs of @b on cgroup @cg kept by @keeper */
+static void __noreturn smc_exec(const struct smc_opts *o, struct smc_bpf *b,
+				const char *cg, pid_t keeper)
+{
+	char desc[128];
+
+	smc_bpf_describe(b, desc, sizeof(desc));
+	smc_dbg("bpf: cgroup=%s %s keeper=%d", cg, desc, keeper);
+	execvp(o->cmd[0], o->cmd);
+	smc_err("%s: %s", o->cmd[0], strerror(errno));
+	exit(127);
+}
+
 /*
  * COMMAND in a new cgroup.  Returns only on failure, with *fatal set when
  * the loader could not leave the cgroup again (no fallback then).
@@ -243,7 +270,6 @@ static int smc_run_fresh(const struct smc_opts *o, char *why, size_t len,
 			 bool *fatal)
 {
 	struct smc_keep k = { .cg_fd = -1, .parent_fd = -1, .pidfd = -1 };
-	char desc[128];
 	struct smc_bpf b;
 	struct smc_cg cg;
 	pid_t keeper;
@@ -261,15 +287,12 @@ static int smc_run_fresh(const struct smc_opts *o, char *why, size_t len,
 	err = smc_load_attach(&b, o, cg.fd, why, len);
 	if (err)
 		goto out_cg;
-	k.nfds = smc_bpf_link_fds(&b, k.fds, ARRAY_SIZE(k.fds));
 	k.cg_fd = cg.fd;
 	k.parent_fd = cg.parent_fd;
 	k.name = cg.name;
-	keeper = smc_keep_start(&k);
+	keeper = smc_keeper(&k, &b, why, len);
 	if (keeper < 0) {
 		err = keeper;
-		snprintf(why, len, "cannot start the keeper: %s",
-			 strerror(-err));
 		goto out;
 	}
 	/* the keeper cleans up from here on, once the cgroup is empty */
@@ -283,11 +306,7 @@ static int smc_run_fresh(const struct smc_opts *o, char *why, size_t len,
 		*fatal = smc_cg_enter(cg.orig_fd) != 0;
 		return -EPROTO;
 	}
-	smc_bpf_describe(&b, desc, sizeof(desc));
-	smc_dbg("bpf: cgroup=%s %s keeper=%d", cg.path, desc, keeper);
-	execvp(o->cmd[0], o->cmd);
-	smc_err("%s: %s", o->cmd[0], strerror(errno));
-	exit(127);
+	smc_exec(o, &b, cg.path, keeper);
 out:
 	smc_bpf_close(&b);
 out_cg:
@@ -300,7 +319,6 @@ out_cg:
 static int smc_run_for(const struct smc_opts *o, char *why, size_t len)
 {
 	struct smc_keep k = { .cg_fd = -1, .parent_fd = -1 };
-	char desc[128];
 	struct smc_bpf b;
 	struct smc_cg cg;
 	pid_t keeper;
@@ -319,19 +337,12 @@ static int smc_run_for(const struct smc_opts *o, char *why, size_t len)
 		snprintf(why, len, "pidfd_open: %s", strerror(errno));
 		goto out;
 	}
-	k.nfds = smc_bpf_link_fds(&b, k.fds, ARRAY_SIZE(k.fds));
-	keeper = smc_keep_start(&k);
+	keeper = smc_keeper(&k, &b, why, len);
 	if (keeper < 0) {
 		err = keeper;
-		snprintf(why, len, "cannot start the keeper: %s",
-			 strerror(-err));
 		goto out;
 	}
-	smc_bpf_describe(&b, desc, sizeof(desc));
-	smc_dbg("bpf: cgroup=%s %s keeper=%d", cg.path, desc, keeper);
-	execvp(o->cmd[0], o->cmd);
-	smc_err("%s: %s", o->cmd[0], strerror(errno));
-	exit(127);
+	smc_exec(o, &b, cg.path, keeper);
 out:
 	smc_bpf_close(&b);
 out_cg:
