@@ -178,9 +178,49 @@ in_cg()
 		_ "$cg" "$@"
 }
 
+# static_server DIR: a static_peer server under smc_run -b on a free
+# port; sets PORT and SPID, and says why when it did not start
+static_server()
+{
+	PORT=$(free_port)
+	"$SMC_RUN" -b -d "$STATIC_PEER" -s 127.0.0.1 "$PORT" -r "$1/ready" \
+		> "$1/srv.out" 2> "$1/srv.err" &
+	SPID=$!
+	track $SPID
+	wait_until 30 test -e "$1/ready" && return 0
+	ktap_diag "server did not start: $(cat "$1/srv.out" "$1/srv.err")"
+	return 1
+}
+
+# static_client DIR CMD...: the client command CMD (one that makes DIR/hold
+# once connected); sets CPID, and says why when it did not connect
+static_client()
+{
+	local d=$1
+
+	shift
+	"$@" > "$d/cli.out" 2> "$d/cli.err" &
+	CPID=$!
+	track $CPID
+	wait_until 30 test -e "$d/hold" && return 0
+	ktap_diag "no connection: $(cat "$d/cli.out" "$d/cli.err")"
+	return 1
+}
+
+# static_end DIR: let the pair of DIR finish
+static_end()
+{
+	local rc=0
+
+	rm -f "$1/hold"
+	wait_gone 60 $CPID || rc=1
+	wait_gone 60 $SPID || rc=1
+	return $rc
+}
+
 test_static_bpf()
 {
-	local d=$tmp_dir/static port spid cpid rc=0 n=4194304
+	local d=$tmp_dir/static rc=0 n=4194304
 
 	mkdir -p "$d"
 	# the premise: no dynamic loader, so no LD_PRELOAD
@@ -188,30 +228,15 @@ test_static_bpf()
 		ktap_diag "static_peer is dynamically linked"
 		return 1
 	fi
-	port=$(free_port)
-	"$SMC_RUN" -b -d "$STATIC_PEER" -s 127.0.0.1 "$port" \
-		-r "$d/ready" > "$d/srv.out" 2> "$d/srv.err" &
-	spid=$!
-	track $spid
-	if ! wait_until 30 test -e "$d/ready"; then
-		ktap_diag "server did not start:" \
-			"$(cat "$d/srv.out" "$d/srv.err")"
-		return 1
-	fi
-	"$SMC_RUN" -b -d "$STATIC_PEER" -c 127.0.0.1 "$port" -n $n -S 7 \
-		-H "$d/hold" > "$d/cli.out" 2> "$d/cli.err" &
-	cpid=$!
-	track $cpid
-	if wait_until 30 test -e "$d/hold"; then
-		check_path_while_up client $cpid 20 || rc=1
-		check_path_while_up server $spid 20 || rc=1
+	static_server "$d" || return 1
+	if static_client "$d" "$SMC_RUN" -b -d "$STATIC_PEER" -c 127.0.0.1 \
+			 "$PORT" -n $n -S 7 -H "$d/hold"; then
+		check_path_while_up client $CPID 20 || rc=1
+		check_path_while_up server $SPID 20 || rc=1
 	else
-		ktap_diag "no connection: $(cat "$d/cli.out" "$d/cli.err")"
 		rc=1
 	fi
-	rm -f "$d/hold"
-	wait_gone 60 $cpid || rc=1
-	wait_gone 60 $spid || rc=1
+	static_end "$d" || rc=1
 	expect_line client "$d/cli.out" "client proto=$IPPROTO_SMC ok" || rc=1
 	expect_line server "$d/srv.out" \
 		"server proto=$IPPROTO_SMC conns=1 bytes=$n" || rc=1
@@ -220,34 +245,20 @@ test_static_bpf()
 
 test_static_preload()
 {
-	local d=$tmp_dir/preload port spid cpid rc=0
+	local d=$tmp_dir/preload rc=0
 
 	mkdir -p "$d"
-	port=$(free_port)
-	"$SMC_RUN" -b "$STATIC_PEER" -s 127.0.0.1 "$port" -r "$d/ready" \
-		> "$d/srv.out" 2>&1 &
-	spid=$!
-	track $spid
-	if ! wait_until 30 test -e "$d/ready"; then
-		ktap_diag "server did not start: $(cat "$d/srv.out")"
-		return 1
-	fi
-	"$SMC_RUN" -p -d "$STATIC_PEER" -c 127.0.0.1 "$port" -H "$d/hold" \
-		> "$d/cli.out" 2> "$d/cli.err" &
-	cpid=$!
-	track $cpid
-	if wait_until 30 test -e "$d/hold"; then
-		if [ "$(smc_sockets_of $cpid)" != 0 ]; then
+	static_server "$d" || return 1
+	if static_client "$d" "$SMC_RUN" -p -d "$STATIC_PEER" -c 127.0.0.1 \
+			 "$PORT" -H "$d/hold"; then
+		if [ "$(smc_sockets_of $CPID)" != 0 ]; then
 			ktap_diag "the preloaded static client has SMC sockets"
 			rc=1
 		fi
 	else
-		ktap_diag "no connection: $(cat "$d/cli.out" "$d/cli.err")"
 		rc=1
 	fi
-	rm -f "$d/hold"
-	wait_gone 60 $cpid || rc=1
-	wait_gone 60 $spid || rc=1
+	static_end "$d" || rc=1
 	expect_line client "$d/cli.out" "client proto=$IPPROTO_TCP ok" || rc=1
 	return $rc
 }
@@ -464,39 +475,30 @@ bpffs_dir()
 		return 0
 	fi
 	mkdir -p "$tmp_dir/bpffs"
-	mount -t bpf bpf "$tmp_dir/bpffs" || return 1
+	# mounted once, by the first case that asks
+	[ "$(stat -f -c %T "$tmp_dir/bpffs")" = bpf_fs ] ||
+		mount -t bpf bpf "$tmp_dir/bpffs" || return 1
 	echo "$tmp_dir/bpffs"
 }
 
-# pin_client NAME CG PORT PROTO: a static client in CG, its server under
+# pin_client NAME CG PROTO: a static client in CG, its server under
 # smc_run -b; the client's socket gets PROTO, its path is checked
 pin_client()
 {
-	local d=$tmp_dir/pin/$1 spid cpid rc=0
+	local d=$tmp_dir/pin/$1 rc=0
 
 	mkdir -p "$d"
-	"$SMC_RUN" -b "$STATIC_PEER" -s 127.0.0.1 "$3" -r "$d/ready" \
-		> "$d/srv.out" 2>&1 &
-	spid=$!
-	track $spid
-	if ! wait_until 30 test -e "$d/ready"; then
-		ktap_diag "$1: server did not start: $(cat "$d/srv.out")"
-		return 1
-	fi
-	in_cg "$2" "$STATIC_PEER" -c 127.0.0.1 "$3" -H "$d/hold" \
-		> "$d/cli.out" 2>&1 &
-	cpid=$!
-	track $cpid
-	if ! wait_until 30 test -e "$d/hold"; then
-		ktap_diag "$1: no connection: $(cat "$d/cli.out")"
+	static_server "$d" || return 1
+	if static_client "$d" in_cg "$2" "$STATIC_PEER" -c 127.0.0.1 \
+			 "$PORT" -H "$d/hold"; then
+		if [ "$3" = $IPPROTO_SMC ]; then
+			check_path_while_up "$1" $CPID 20 || rc=1
+		fi
+	else
 		rc=1
-	elif [ "$4" = $IPPROTO_SMC ]; then
-		check_path_while_up "$1" $cpid 20 || rc=1
 	fi
-	rm -f "$d/hold"
-	wait_gone 60 $cpid || rc=1
-	wait_gone 60 $spid || rc=1
-	expect_line "$1" "$d/cli.out" "client proto=$4 ok" || rc=1
+	static_end "$d" || rc=1
+	expect_line "$1" "$d/cli.out" "client proto=$3 ok" || rc=1
 	return $rc
 }
 
@@ -518,7 +520,7 @@ test_pin()
 		return 1
 	fi
 	# the loader is gone; the pinned attachment still converts
-	pin_client pinned "$cg" "$(free_port)" $IPPROTO_SMC || rc=1
+	pin_client pinned "$cg" $IPPROTO_SMC || rc=1
 
 	if ! "$SMC_RUN_BPF" -u "$pin_dir"; then
 		ktap_diag "unpin failed"
@@ -527,7 +529,7 @@ test_pin()
 	[ -e "$pin_dir" ] && { ktap_diag "$pin_dir still there"; rc=1; }
 	pin_dir=""
 	check_gone unpin "" "$PROG" "$LINK" "" || rc=1
-	pin_client unpinned "$cg" "$(free_port)" $IPPROTO_TCP || rc=1
+	pin_client unpinned "$cg" $IPPROTO_TCP || rc=1
 	return $rc
 }
 
