@@ -23,7 +23,10 @@
 #                     at once, TCP again in the cgroup; the cgroup it left
 #                     is removed by the next run;
 #  pin                smc_run_bpf -c CGROUP -p DIR: the attachment outlives
-#                     the loader; -u DIR ends it.
+#                     the loader; -u DIR ends it;
+#  unpin_foreign      -u DIR where DIR holds a pin of the same name that
+#                     is not our attachment (a map): refused, left as it
+#                     is.
 # Skips where the kernel cannot (smc_run_bpf -P: no fmod_ret on
 # update_socket_protocol, as on 6.1, or no IPPROTO_SMC).  SMC-D is enabled
 # (module parameter smcd=1) for the run.
@@ -533,7 +536,32 @@ test_pin()
 	return $rc
 }
 
-ktap_header 8
+test_unpin_foreign()
+{
+	local base dir out rc=0
+
+	base=$(bpffs_dir) || { ktap_diag "no bpffs"; return 1; }
+	[ "$base" = "$tmp_dir/bpffs" ] && bpffs_mounted=1
+	dir=$base/smc_selftest_foreign_$$
+	mkdir "$dir" || return 1
+	if ! bpftool map create "$dir/proto" type array key 4 value 4 \
+			entries 1 name smc_foreign; then
+		ktap_diag "cannot pin a map"
+		rmdir "$dir"
+		return 1
+	fi
+	out=$("$SMC_RUN_BPF" -u "$dir" 2>&1)
+	if [ $? = 0 ] || [ "${out#*not an attachment of ours}" = "$out" ]; then
+		ktap_diag "-u on a foreign pin: $out"
+		rc=1
+	fi
+	[ -e "$dir/proto" ] || { ktap_diag "the foreign pin is gone"; rc=1; }
+	rm -f "$dir/proto"
+	rmdir "$dir"
+	return $rc
+}
+
+ktap_header 9
 echo 1 > "$PARAM" || ktap_skip_all "cannot enable SMC-D"
 ktap_diag "$probe"
 
@@ -557,4 +585,6 @@ test_detach_kill_keeper
 ktap_result detach_kill_keeper $?
 test_pin
 ktap_result pin $?
+test_unpin_foreign
+ktap_result unpin_foreign $?
 ktap_finish
