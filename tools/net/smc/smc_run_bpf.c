@@ -57,7 +57,7 @@ static const char usage_text[] =
 	"             runs; COMMAND itself stays where it is\n"
 	"  -p DIR     with -c and no COMMAND: pin the attachment in DIR,\n"
 	"             a new directory on a bpffs, and return; it lasts\n"
-	"             until -u DIR\n"
+	"             until -u DIR, even when the container is gone\n"
 	"  -u DIR     remove the pins of -p DIR: detaches the programs\n"
 	"  -P         probe: exit 0 when this kernel and user can do it\n"
 	"  -r SIZE    SO_RCVBUF of each SMC socket (k/m suffix allowed)\n"
@@ -263,6 +263,34 @@ static void __noreturn smc_exec(const struct smc_opts *o, struct smc_bpf *b,
 }
 
 /*
+ * -r and -t act through the BPF LSM: where the kernel's list of active
+ * LSMs lacks it, they would do nothing.  A list that cannot be read
+ * (no securityfs) is not held against the caller.
+ */
+static int smc_lsm_check(const struct smc_opts *o, char *why, size_t len)
+{
+	char lsms[256] = "", *tok, *save;
+	size_t n;
+	FILE *f;
+
+	if (!o->rcvbuf && !o->sndbuf)
+		return 0;
+	f = fopen("/sys/kernel/security/lsm", "re");
+	if (!f)
+		return 0;
+	n = fread(lsms, 1, sizeof(lsms) - 1, f);
+	fclose(f);
+	lsms[n] = '\0';
+	for (tok = strtok_r(lsms, ",\n", &save); tok;
+	     tok = strtok_r(NULL, ",\n", &save))
+		if (!strcmp(tok, "bpf"))
+			return 0;
+	snprintf(why, len, "-r and -t need the BPF LSM, which is not active "
+		 "(add bpf to the kernel's lsm= parameter)");
+	return -EOPNOTSUPP;
+}
+
+/*
  * COMMAND in a new cgroup.  Returns only on failure, with *fatal set when
  * the loader could not leave the cgroup again (no fallback then).
  */
@@ -315,6 +343,26 @@ out_cg:
 	return err;
 }
 
+/*
+ * -c CGROUP: the programs of @b loaded and attached for the cgroup @cg
+ * opens.  On failure both are closed again.
+ */
+static int smc_attach_cgroup(const struct smc_opts *o, struct smc_cg *cg,
+			     struct smc_bpf *b, char *why, size_t len)
+{
+	int err;
+
+	smc_cg_init(cg);
+	err = smc_lsm_check(o, why, len);
+	if (!err)
+		err = smc_open_cgroup(cg, o->cgroup, why, len);
+	if (!err)
+		err = smc_load_attach(b, o, cg->fd, why, len);
+	if (err)
+		smc_cg_close(cg);
+	return err;
+}
+
 /* -c CGROUP COMMAND: COMMAND stays in its cgroup; returns on failure */
 static int smc_run_for(const struct smc_opts *o, char *why, size_t len)
 {
@@ -324,12 +372,9 @@ static int smc_run_for(const struct smc_opts *o, char *why, size_t len)
 	pid_t keeper;
 	int err;
 
-	err = smc_open_cgroup(&cg, o->cgroup, why, len);
+	err = smc_attach_cgroup(o, &cg, &b, why, len);
 	if (err)
-		goto out_cg;
-	err = smc_load_attach(&b, o, cg.fd, why, len);
-	if (err)
-		goto out_cg;
+		return err;
 	/* the keeper waits for this process, which becomes COMMAND */
 	k.pidfd = syscall(SYS_pidfd_open, getpid(), 0);
 	if (k.pidfd < 0) {
@@ -345,7 +390,6 @@ static int smc_run_for(const struct smc_opts *o, char *why, size_t len)
 	smc_exec(o, &b, cg.path, keeper);
 out:
 	smc_bpf_close(&b);
-out_cg:
 	smc_cg_close(&cg);
 	return err;
 }
@@ -365,12 +409,9 @@ static int smc_pin(const struct smc_opts *o, char *why, size_t len)
 			 "a name on bpffs takes no '.'");
 		return -EINVAL;
 	}
-	err = smc_open_cgroup(&cg, o->cgroup, why, len);
+	err = smc_attach_cgroup(o, &cg, &b, why, len);
 	if (err)
-		goto out_cg;
-	err = smc_load_attach(&b, o, cg.fd, why, len);
-	if (err)
-		goto out_cg;
+		return err;
 	err = smc_bpf_pin(&b, o->pin);
 	if (err) {
 		snprintf(why, len, "cannot pin in %.256s: %s", o->pin,
@@ -382,7 +423,6 @@ static int smc_pin(const struct smc_opts *o, char *why, size_t len)
 out:
 	/* pinned, the links outlive their fds */
 	smc_bpf_close(&b);
-out_cg:
 	smc_cg_close(&cg);
 	return err;
 }

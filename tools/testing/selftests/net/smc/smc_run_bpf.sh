@@ -26,7 +26,11 @@
 #                     the loader; -u DIR ends it;
 #  unpin_foreign      -u DIR where DIR holds a pin of the same name that
 #                     is not our attachment (a map): refused, left as it
-#                     is.
+#                     is;
+#  sizes_need_lsm     where the active LSMs lack bpf (a private mount of
+#                     a list without it), -c with -r, and -p with -t,
+#                     fail saying so and attach nothing: the sizes would
+#                     silently not apply; -c without sizes still runs.
 # Skips where the kernel cannot (smc_run_bpf -P: no fmod_ret on
 # update_socket_protocol, as on 6.1, or no IPPROTO_SMC).  SMC-D is enabled
 # (module parameter smcd=1) for the run.
@@ -561,7 +565,48 @@ test_unpin_foreign()
 	return $rc
 }
 
-ktap_header 9
+# sizes_need_lsm: -r and -t of -c and -p fail where the BPF LSM is not
+# active, as the kernel's LSM list says, here one without it mounted
+# over the real list in a mount namespace of their own
+test_sizes_need_lsm()
+{
+	local d=$tmp_dir/lsm cg out progs rc=0
+
+	mkdir -p "$d"
+	bpf_lsm_active || true	# mounts securityfs where it is not
+	[ -r /sys/kernel/security/lsm ] ||
+		{ ktap_diag "no LSM list to hide bpf in"; return 1; }
+	echo "lockdown,capability,landlock" > "$d/lsm"
+	new_cg smc_selftest_lsm || return 1
+	cg=$NEW_CG
+	smc_progs() { bpftool prog show | grep -c 'name smc_run_' || true; }
+	progs=$(smc_progs)
+	no_lsm() {
+		unshare -m sh -c 'mount --bind "$1" /sys/kernel/security/lsm &&
+			shift && exec "$@"' _ "$d/lsm" "$@"
+	}
+	out=$(no_lsm "$SMC_RUN_BPF" -c "$cg" -r 48k true 2>&1)
+	if [ $? = 0 ] || [ "${out#*need the BPF LSM}" = "$out" ]; then
+		ktap_diag "-c -r without the BPF LSM: $out"
+		rc=1
+	fi
+	out=$(no_lsm "$SMC_RUN_BPF" -c "$cg" -t 96k -p "$d/pin" 2>&1)
+	if [ $? = 0 ] || [ "${out#*need the BPF LSM}" = "$out" ] ||
+	   [ -e "$d/pin" ]; then
+		ktap_diag "-p -t without the BPF LSM: $out"
+		rc=1
+	fi
+	# the check comes before anything is loaded
+	if [ "$(smc_progs)" != "$progs" ]; then
+		ktap_diag "smc_run programs: $progs before, $(smc_progs) after"
+		rc=1
+	fi
+	out=$(no_lsm "$SMC_RUN_BPF" -c "$cg" true 2>&1) ||
+		{ ktap_diag "-c without sizes: $out"; rc=1; }
+	return $rc
+}
+
+ktap_header 10
 echo 1 > "$PARAM" || ktap_skip_all "cannot enable SMC-D"
 ktap_diag "$probe"
 
@@ -587,4 +632,6 @@ test_pin
 ktap_result pin $?
 test_unpin_foreign
 ktap_result unpin_foreign $?
+test_sizes_need_lsm
+ktap_result sizes_need_lsm $?
 ktap_finish
