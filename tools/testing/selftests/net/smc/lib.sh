@@ -504,7 +504,7 @@ xfer_up()
 	local d=$tmp_dir/$1
 
 	shift 5
-	XFER_DIR=$d XFER_PORT=$((20000 + RANDOM % 20000)) XFER_CPID= XFER_UP=
+	XFER_DIR=$d XFER_PORT=$(free_port) XFER_CPID= XFER_UP=
 	mkdir -p "$d"
 	ns_cmd "$sns"
 	"${NS_CMD[@]}" "$HERE/smc_xfer" -s "$laddr" "$XFER_PORT" -S "$seed" \
