@@ -53,16 +53,18 @@ out=$(smc info 2>&1) && case $out in version*) r=0 ;; *) r=1 ;; esac || r=1
 echo "$out" | diag
 result $r "smc info answers"
 
-# A client and a server under smc_run: their connection takes SMC-D
-# (loopback-ism), which smc sock shows, and its data arrives.
+# A client and a server under smc_run, the server by the BPF way (the
+# package's smc_run_bpf and the libbpf it depends on), the client by the
+# preload: their connection takes SMC-D (loopback-ism), which smc sock
+# shows, and its data arrives.
 ip link set lo up 2>/dev/null || true
-rm -f /tmp/rx
-smc_run socat -u TCP-LISTEN:7711,bind=127.0.0.1,reuseaddr \
-	OPEN:/tmp/rx,creat,trunc &
+rm -f /tmp/rx /tmp/srv.err
+smc_run -b -d socat -u TCP-LISTEN:7711,bind=127.0.0.1,reuseaddr \
+	OPEN:/tmp/rx,creat,trunc 2>/tmp/srv.err &
 srv=$!
 sleep 1
 # the client keeps its connection open a while for smc sock to see it
-(echo "hello over smc"; sleep 3) | smc_run socat -u - TCP:127.0.0.1:7711 &
+(echo "hello over smc"; sleep 3) | smc_run -p socat -u - TCP:127.0.0.1:7711 &
 cli=$!
 seen=1
 for _ in $(seq 20); do
@@ -76,10 +78,15 @@ smc sock 2>&1 | diag
 wait "$cli" || seen=1
 wait "$srv" || seen=1
 [ "$(cat /tmp/rx 2>/dev/null)" = "hello over smc" ] || seen=1
-result $seen "smc_run: a connection over SMC-D, seen by smc sock, data intact"
+diag < /tmp/srv.err
+grep -q '^smc_run_bpf: bpf: cgroup=' /tmp/srv.err || seen=1
+result $seen "smc_run by BPF and by preload: a connection over SMC-D, seen by smc sock, data intact"
 
 r=0
 modprobe -r smc_diag smc || r=1
 result $r "smc_diag and smc unload"
+
+# the kernel log, for the host's scan of it (package-test)
+dmesg 2>&1 | sed 's/^/dmesg: /' || true
 
 exit $failed
