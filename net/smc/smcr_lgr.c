@@ -1353,6 +1353,7 @@ int smcr_lgr_init(struct dentry *debugfs)
 						      &smcr_rdma_write_fops);
 	/* removed with the directory */
 	debugfs_create_u8("smcr-llc-test", 0600, debugfs, &smcr_llc_test);
+	smcr_mutate_init(debugfs);
 	return 0;
 }
 
@@ -1361,6 +1362,7 @@ void smcr_lgr_exit(void)
 {
 	struct smcr_lgr *lgr;
 
+	smcr_mutate_exit();
 	debugfs_remove(smcr_rdma_write_debugfs);
 	smcr_rdma_write_debugfs = NULL;
 	debugfs_remove(smcr_rkeys_debugfs);

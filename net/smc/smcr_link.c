@@ -505,7 +505,13 @@ static int __smcr_slot_post(struct smcr_slot *slot, struct ib_rdma_wr *writes,
 	unsigned int i;
 	int rc;
 
-	sge.length = SMCR_CDC_MSG_LEN;
+	/* the fuzzing lane's hostile end, when debugfs asks for one */
+	if (big_len)
+		big_len = smcr_mutate(link, link->big_buf, big_len,
+				      SMC_LLC_MAX_LEN);
+	else
+		sge.length = smcr_mutate(link, slot->buf, SMCR_CDC_MSG_LEN,
+					 SMCR_SLOT_LEN);
 	sge.lkey = link->pd->pd->local_dma_lkey;
 	send.wr_cqe = &slot->cqe;
 	send.opcode = IB_WR_SEND;

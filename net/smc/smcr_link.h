@@ -26,6 +26,7 @@
 
 #include <linux/completion.h>
 #include <linux/in6.h>
+#include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/refcount.h>
@@ -527,5 +528,20 @@ bool smcr_rtok_get_link(struct smcr_lgr *lgr, int rtok, unsigned int idx,
 					 * carries an old sequence number
 					 */
 extern u8 smcr_llc_test;
+
+/* debugfs smcr-mutate (smcr_mutate.c): an end that mutates its sends */
+DECLARE_STATIC_KEY_FALSE(smcr_mutate_key);
+u32 __smcr_mutate(struct smcr_link *link, u8 *msg, u32 len, u32 cap);
+void smcr_mutate_init(struct dentry *debugfs);
+void smcr_mutate_exit(void);
+
+/* The length of @msg to send on @link, once the test hook has had it */
+static inline u32 smcr_mutate(struct smcr_link *link, u8 *msg, u32 len,
+			      u32 cap)
+{
+	if (static_branch_unlikely(&smcr_mutate_key))
+		return __smcr_mutate(link, msg, len, cap);
+	return len;
+}
 
 #endif /* __SMCR_LINK_H */
