@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The parts of hostile_peer that its modes share.
+ * The parts of hostile_peer that its modes share: those of
+ * hostile_peer.c and the mutate mode of hostile_mutate.c.
  *
  * Byte order helpers, the cgroup v2 and the sock_ops BPF program that
  * make plain TCP sockets claim SMC capability, socket helpers, the

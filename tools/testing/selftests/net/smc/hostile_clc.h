@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the modes of hostile_peer share: those of hostile_peer.c (its
- * KTAP suite and the servers and clients other tests run).  CLC facts,
- * builders and checks, the
+ * KTAP suite and the servers and clients other tests run) and the
+ * mutate mode of hostile_mutate.c.  CLC facts, builders and checks, the
  * peer cgroup whose TCP sockets claim SMC, socket helpers and the
  * counts a run is checked with.  Defined in hostile_clc.c.
  */
@@ -169,5 +169,8 @@ int smcd_param(void);
  * the smc module is loaded but AF_SMC fails)
  */
 void common_setup(void);
+
+/* hostile_mutate.c: the mode "mutate SEED SECONDS [PORTBASE]" */
+int mutate_main(int argc, char **argv);
 
 #endif /* SMC_SELFTEST_HOSTILE_CLC_H */

@@ -61,6 +61,10 @@
  *	removed, at most 600 s.  Prints "held N"; exit 0 when all N ran
  *	SMC-R and saw the server's close.
  *
+ *   hostile_peer mutate SEED SECONDS [PORTBASE]
+ *	Valid CLC messages, mutated, against AF_SMC over SMC-D for
+ *	SECONDS: see hostile_mutate.c.
+ *
  * The pieces the modes share are in hostile_clc.c.
  */
 #define _GNU_SOURCE
@@ -2565,7 +2569,8 @@ static void usage(const char *prog)
 		"       smcr-accept-server ADDR PORT CASE |\n"
 		"       smcr-reuse-client ADDR PORT GID [TOKEN] |\n"
 		"       smcr-hold-server ADDR PORT N |\n"
-		"       smcr-hold-client ADDR PORT N FILE\n"
+		"       smcr-hold-client ADDR PORT N FILE |\n"
+		"       mutate SEED SECONDS [PORTBASE]\n"
 		"CASE: bigrmb, noconfirm, reuse or maxconn\n", prog);
 }
 
@@ -2610,6 +2615,8 @@ int main(int argc, char **argv)
 		return smcr_hold_server(argv);
 	if (argc == 6 && !strcmp(argv[1], "smcr-hold-client"))
 		return smcr_hold_client(argv);
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "mutate"))
+		return mutate_main(argc, argv);
 	usage(argv[0]);
 	return 1;
 }
