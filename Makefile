@@ -62,11 +62,14 @@ host-build:
 # Kbuild builds in the source dir: if the target kernel changed since the
 # last build, clean first so objects of two kernels never mix.  The built
 # modules are also staged per kernel release for the VM harness (.cache/modules/$KVER).
+# SMC_GCOV=1 instruments them for line coverage (a kernel with
+# CONFIG_GCOV_KERNEL: the debug kernel), and counts as another target.
 modules: | host-build
 	@kdir='$(KDIR)'; [ -n "$$kdir" ] || exit 1; \
-	if [ "$$(cat $(MODSRC)/.smc-kdir 2>/dev/null)" != "$$kdir" ]; then \
+	want="$$kdir$(if $(filter 1,$(SMC_GCOV)), gcov)"; \
+	if [ "$$(cat $(MODSRC)/.smc-kdir 2>/dev/null)" != "$$want" ]; then \
 		$(VM)/kbuild "$$kdir" M=$(MODSRC) clean >/dev/null; \
-		echo "$$kdir" > $(MODSRC)/.smc-kdir; fi; \
+		echo "$$want" > $(MODSRC)/.smc-kdir; fi; \
 	$(VM)/kbuild "$$kdir" M=$(MODSRC) -j$$(nproc) modules && \
 	kver=$$(modinfo -F vermagic $$(ls $(MODSRC)/*.ko | head -n1) | cut -d' ' -f1) && \
 	mkdir -p $(STAGE)/$$kver && rm -f $(STAGE)/$$kver/*.ko && \
@@ -89,11 +92,11 @@ deb:
 
 clean:
 	@if [ -f $(MODSRC)/Makefile ] || [ -f $(MODSRC)/Kbuild ]; then \
-		kdir=$$(cat $(MODSRC)/.smc-kdir 2>/dev/null); \
+		kdir=$$(cut -d' ' -f1 $(MODSRC)/.smc-kdir 2>/dev/null); \
 		if [ -d "$$kdir" ]; then $(VM)/kbuild $$kdir M=$(MODSRC) clean; fi; \
 		rm -f $(MODSRC)/*.o $(MODSRC)/*.ko $(MODSRC)/*.mod $(MODSRC)/*.mod.c \
 		      $(MODSRC)/.*.cmd $(MODSRC)/Module.symvers $(MODSRC)/modules.order \
-		      $(MODSRC)/.smc-kdir; fi
+		      $(MODSRC)/*.gcno $(MODSRC)/.smc-kdir; fi
 	@for d in $(TOOLS) $(SELFTESTS) $(BENCHTOOLS); do \
 		[ ! -f $$d/Makefile ] || $(MAKE) -C $$d clean; done
 

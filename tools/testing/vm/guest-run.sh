@@ -186,6 +186,18 @@ exec)  (cd "$SMC_CWD" && bash -c "$SMC_EXEC"); rc=$? ;;
 esac
 echo "$rc" > "$RES/exec.rc"
 
+# Line coverage (a module built with SMC_GCOV=1 on a gcov kernel): the
+# counters, kept across the tests' unloads, for tools/testing/vm/coverage
+gcov=$(find /sys/kernel/debug/gcov -type d -path '*/net/smc' 2>/dev/null |
+	head -n 1)
+if [ -n "$gcov" ]; then
+	mkdir -p "$RES/gcov"
+	for f in "$gcov"/*.gcda; do
+		cat "$f" > "$RES/gcov/${f##*/}"
+	done
+	say "gcov counters of $(ls "$RES/gcov" | wc -l) objects saved"
+fi
+
 dmesg > "$RES/dmesg.txt" 2>&1
 touch "$RES/guest-done"
 exit "$rc"
