@@ -11,6 +11,8 @@
 #   make check-full      make check with the whole batch on deb12 too
 #   make check-debug     the selftests and the interop pair on a debug
 #                        kernel (KASAN, lockdep, kmemleak, fault injection)
+#   make fuzz            FUZZ_MINUTES of fuzzing on the debug kernel:
+#                        system calls, trinity, mutated CLC/CDC/LLC
 #   make demo            boot a VM with our modules and run the demo
 #   make vm-shell CMD=.. run a command in a VM with our modules loaded
 #
@@ -50,7 +52,7 @@ endif
 KVER = $(shell modinfo -F vermagic $(MODSRC)/smc.ko | cut -d' ' -f1)
 
 .PHONY: all modules tools install clean static check check-full demo bench \
-	vm-shell setup kernel host-tests host-build check-debug deb
+	vm-shell setup kernel host-tests host-build check-debug fuzz deb
 
 all: modules tools
 
@@ -120,6 +122,10 @@ check-full:
 # The debug kernel's lane (slower; never part of check)
 check-debug:
 	$(VM)/check --debug
+
+# FUZZ_MINUTES (30), FUZZ_SEED (random), FUZZ_FIRST: see tools/testing/vm/fuzz
+fuzz:
+	$(VM)/fuzz
 
 demo:
 	$(VM)/vm-run --kernel $(KERNEL) --demo
