@@ -27,11 +27,34 @@
 #include "smc.h"
 
 /*
+ * The lock of an inet smc sock has a class of its own.  The core gives
+ * a socket's lock the class of its family, so ours would share TCP's,
+ * and bind, listen and connect, which lock the internal TCP socket while
+ * holding ours, would look to lockdep like one lock taken twice.  @sk
+ * is new, its lock not held.
+ */
+static struct lock_class_key smc_inet_slock_key[2], smc_inet_sk_key[2];
+
+static void smc_inet_lock_class(struct sock *sk)
+{
+	bool v6 = sk->sk_family == PF_INET6;
+
+	sock_lock_init_class_and_name(sk,
+				      v6 ? "slock-AF_INET6-SMC" :
+					   "slock-AF_INET-SMC",
+				      &smc_inet_slock_key[v6],
+				      v6 ? "sk_lock-AF_INET6-SMC" :
+					   "sk_lock-AF_INET-SMC",
+				      &smc_inet_sk_key[v6]);
+}
+
+/*
  * The core created @sk (inet_create() or inet6_create()); on failure it
  * releases it through sk_common_release(), so through .destroy.
  */
 static int smc_inet_init_sock(struct sock *sk)
 {
+	smc_inet_lock_class(sk);
 	smc_sock_setup(sk);
 	return smc_create_clcsock(smc_sk(sk));
 }
@@ -86,6 +109,7 @@ void smc_inet_child_init(struct sock *sk, const struct sock *lsk)
 {
 	struct inet_sock *inet = inet_sk(sk);
 
+	smc_inet_lock_class(sk);
 	inet->uc_ttl = -1;
 	inet->mc_ttl = 1;
 	inet->pmtudisc = inet_sk(lsk)->pmtudisc;
