@@ -17,7 +17,6 @@
 #include <linux/net.h>
 #include <linux/smc.h>
 #include <linux/socket.h>
-#include <linux/workqueue.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
 #include <net/tcp.h>
@@ -27,14 +26,6 @@
 #include "smcr_dev.h"
 #include "smcr_link.h"
 
-/*
- * Handshakes (connect_work and the children of listeners) sleep in CLC
- * receive for seconds; the data path's work (tcp_accept_work, tx_work,
- * release_work) goes to smc_wq, so that slow or silent peers in
- * handshake never hold it up.
- */
-struct workqueue_struct *smc_hs_wq;
-struct workqueue_struct *smc_wq;
 /* /sys/kernel/debug/smc: device state for debugging and the tests */
 static struct dentry *smc_debugfs;
 
@@ -57,22 +48,6 @@ static bool smc_tcp_option = SMC_TCP_OPTION;
 module_param_named(tcp_option, smc_tcp_option, bool, 0444);
 MODULE_PARM_DESC(tcp_option,
 		 "TCP's handshake offers SMC (no: the kernel has no CONFIG_SMC, and only servers of this host are reached)");
-
-/*
- * Link-group ids: one sequence for SMC-R and SMC-D, in steps of 256 (the
- * low byte of a link's UID is its link id), never 0.
- */
-static atomic_t smc_lgr_last_id;
-
-u32 smc_lgr_new_id(void)
-{
-	u32 id;
-
-	do {
-		id = atomic_add_return(SMC_LGR_ID_STEP, &smc_lgr_last_id);
-	} while (!id);
-	return id;
-}
 
 void smc_set_keepalive(struct sock *sk, int val)
 {
@@ -374,17 +349,13 @@ static int __init smc_init(void)
 	if (rc)
 		goto out_lgr;
 
-	rc = -ENOMEM;
-	smc_hs_wq = alloc_workqueue("smc_hs_wq", WQ_PERCPU, WQ_MAX_ACTIVE);
-	if (!smc_hs_wq)
+	rc = smc_core_init();
+	if (rc)
 		goto out_smcr;
-	smc_wq = alloc_workqueue("smc_wq", WQ_PERCPU, 0);
-	if (!smc_wq)
-		goto out_hs_wq;
 
 	rc = proto_register(&smc_proto, 1);
 	if (rc)
-		goto out_wq;
+		goto out_core;
 	rc = proto_register(&smc_proto6, 1);
 	if (rc)
 		goto out_proto;
@@ -412,10 +383,8 @@ out_proto6:
 	proto_unregister(&smc_proto6);
 out_proto:
 	proto_unregister(&smc_proto);
-out_wq:
-	destroy_workqueue(smc_wq);
-out_hs_wq:
-	destroy_workqueue(smc_hs_wq);
+out_core:
+	smc_core_exit();
 out_smcr:
 	smcr_dev_exit();
 out_lgr:
@@ -442,8 +411,7 @@ static void __exit smc_exit(void)
 	smc_nl_exit();
 	/* no table change reaches the devices once they are gone */
 	smc_pnet_exit();
-	destroy_workqueue(smc_hs_wq);
-	destroy_workqueue(smc_wq);
+	smc_core_exit();
 	proto_unregister(&smc_proto6);
 	proto_unregister(&smc_proto);
 	/* lingering link groups hold the device */

@@ -436,8 +436,14 @@ extern struct proto smc_proto6;
 extern const struct proto_ops smc_sock_ops;
 extern const struct proto_ops smc_inet_ops;
 extern const struct proto_ops smc_inet6_ops;
+
+/* smc_core.c: what the whole module shares */
 extern struct workqueue_struct *smc_hs_wq;
 extern struct workqueue_struct *smc_wq;
+#define SMC_LGR_ID_STEP		256
+u32 smc_lgr_new_id(void);
+int smc_core_init(void);
+void smc_core_exit(void);
 
 /* af_smc.c */
 struct sock *smc_sock_alloc(struct net *net, struct socket *sock,
@@ -661,9 +667,6 @@ struct smcd_lgr_info {
 int smcd_lgr_info_next(const struct net *net, u32 after,
 		       struct smcd_lgr_info *info);
 
-/* af_smc.c: the id of a new SMC-R or SMC-D link group */
-#define SMC_LGR_ID_STEP		256
-u32 smc_lgr_new_id(void);
 void smcd_lgr_exit(void);
 
 /* smc_data.c: data calls of a connection over SMC-D or SMC-R */
