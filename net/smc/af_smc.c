@@ -23,6 +23,7 @@
 
 #include "smc.h"
 #include "smc_ism.h"
+#include "smc_netlink.h"
 #include "smcr_dev.h"
 #include "smcr_link.h"
 

@@ -769,11 +769,6 @@ void smc_pnet_lookup_netdev(struct net *net, const char *ifname,
 			    char *pnetid);
 int smc_pnet_init(void);
 
-/* smc_netlink.c: the SMC_GEN_NETLINK family */
-int smc_nl_init(void);
-void smc_nl_exit(void);
-void *smc_nl_start(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd);
-int smc_nl_put_uint(struct sk_buff *skb, int type, u64 v);
 void smc_pnet_exit(void);
 
 #endif /* __SMC_H */

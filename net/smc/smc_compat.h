@@ -53,6 +53,13 @@ smc_register_net_sysctl(struct net *net, const char *path,
 }
 #endif
 
+/* The family of the netlink dump @cb: 6.7 moved it into a genl_info */
+#ifdef SMC_COMPAT_DUMPIT_FAMILY
+#define smc_nl_dump_family(cb)	(genl_dumpit_info(cb)->family)
+#else
+#define smc_nl_dump_family(cb)	(genl_info_dump(cb)->family)
+#endif
+
 /*
  * IPPROTO_SMC came in 6.11: before, the protocol number stays unknown
  * (socket() fails as it does with the kernel's own module), and no

@@ -25,6 +25,7 @@
 #include "smc.h"
 #include "smc_eid.h"
 #include "smc_ism.h"
+#include "smc_netlink.h"
 #include "smc_stats.h"
 #include "smcr_dev.h"
 #include "smcr_link.h"
@@ -39,28 +40,9 @@ static const u32 smc_nl_link_state[] = {
 	[SMCR_LINK_DOWN]	= 1,
 };
 
-static struct genl_family smc_nl_family;
-
 /* cb->args[]: the id shown last, and whether a single reply went out */
 #define SMC_NL_LAST(cb)		((cb)->args[0])
 #define SMC_NL_DONE(cb)		((cb)->args[1])
-
-void *smc_nl_start(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd)
-{
-	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-			   cb->nlh->nlmsg_seq, &smc_nl_family, NLM_F_MULTI,
-			   cmd);
-}
-
-/* A u64 as NLA_UINT does it: 4 bytes when the value fits */
-int smc_nl_put_uint(struct sk_buff *skb, int type, u64 v)
-{
-	u32 v32 = v;
-
-	if (v == v32)
-		return nla_put_u32(skb, type, v32);
-	return nla_put(skb, type, sizeof(v), &v);
-}
 
 /* A fixed-size field of the wire as a string: up to @len bytes + NUL */
 static int smc_nl_put_field(struct sk_buff *skb, int type, const u8 *s,

@@ -11,6 +11,7 @@
 #include <net/tcp.h>
 
 #include "smc.h"
+#include "smc_netlink.h"
 #include "smc_stats.h"
 
 struct smc_stats __percpu *smc_stats_alloc(struct smc_fback_stats *fb)
