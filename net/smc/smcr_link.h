@@ -490,7 +490,7 @@ unsigned int smcr_bufs_rkeys(struct smcr_lgr *lgr, struct smcr_link *from,
 			     struct smcr_link *to, struct smc_llc_rkey *rk,
 			     unsigned int max);
 
-/* smcr_llc.c: LLC procedures and the peer's RMBs */
+/* smcr_llc.c: LLC procedures */
 void smcr_llc_rx(struct smcr_link *link, const struct smc_llc_msg *m,
 		 const u8 *buf, u32 len);
 void smcr_llc_work(struct work_struct *work);
@@ -500,11 +500,17 @@ void smcr_confirm_link_fill(struct smc_llc_msg *m,
 			    const struct smcr_link *link, bool resp);
 int smcr_llc_confirm_rkey(struct smcr_lgr *lgr, struct smcr_link *link,
 			  struct smcr_buf *rmb);
+
+/* smcr_rtok.c: the peer's RMBs */
 int smcr_rtok_add(struct smcr_lgr *lgr, unsigned int idx, u32 rkey,
 		  u64 addr);
 void smcr_rtok_put(struct smcr_lgr *lgr, int rtok);
 bool smcr_rtok_get_link(struct smcr_lgr *lgr, int rtok, unsigned int idx,
 			u32 *rkey, u64 *addr);
+void smcr_rtoks_drop_link(struct smcr_lgr *lgr, unsigned int idx);
+bool smcr_rtok_learn(struct smcr_lgr *lgr, unsigned int idx, u32 rkey,
+		     unsigned int idx2, u32 rkey2, u64 addr2);
+bool smcr_rtok_delete(struct smcr_lgr *lgr, unsigned int idx, u32 rkey);
 
 /*
  * debugfs smcr-llc-test (root only), bits: an end that misbehaves as a
