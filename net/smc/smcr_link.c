@@ -226,24 +226,28 @@ static void smcr_link_slots_free(struct smcr_link *link)
 	smcr_link_slots_drop(link);
 }
 
-/* The buffer for the large v2 LLC messages, made when first needed */
-static int smcr_link_big_init(struct smcr_link *link)
+/*
+ * The buffer for the large v2 LLC messages (SMC_LLC_MAX_LEN bytes),
+ * made when first needed.  One flow uses it at a time (llc_flow).
+ */
+u8 *smcr_link_big_buf(struct smcr_link *link)
 {
 	struct ib_device *ibdev = link->dev->ibdev;
 
+	lockdep_assert_held(&link->lgr->llc_flow);
 	if (link->big_buf)
-		return 0;
+		return link->big_buf;
 	link->big_buf = kzalloc(SMC_LLC_MAX_LEN, GFP_KERNEL);
 	if (!link->big_buf)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	link->big_dma = ib_dma_map_single(ibdev, link->big_buf,
 					  SMC_LLC_MAX_LEN, DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(ibdev, link->big_dma)) {
 		kfree(link->big_buf);
 		link->big_buf = NULL;
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	}
-	return 0;
+	return link->big_buf;
 }
 
 /*
@@ -569,6 +573,12 @@ int smcr_slot_post_writes(struct smcr_slot *slot, struct ib_rdma_wr *writes,
 	return __smcr_slot_post(slot, writes, nwrites, from, 0);
 }
 
+/* Post the @len bytes of smcr_link_big_buf(), @slot being the ticket */
+int smcr_slot_post_big(struct smcr_slot *slot, u32 len)
+{
+	return __smcr_slot_post(slot, NULL, 0, NULL, len);
+}
+
 static bool smcr_link_slots_back(struct smcr_link *link)
 {
 	bool all;
@@ -716,132 +726,6 @@ int smcr_link_test_write(struct smcr_link *link, u32 rkey, u64 addr)
 	wr.remote_addr = addr;
 	wr.rkey = rkey;
 	return smcr_link_post_wait(link, &wr.wr, false);
-}
-
-/* Send the LLC message @m on @link in the link group's encoding */
-int smcr_llc_send(struct smcr_link *link, struct smc_llc_msg *m)
-{
-	struct smcr_slot *slot;
-	int rc;
-
-	slot = smcr_slot_get(link, true);
-	if (IS_ERR(slot))
-		return PTR_ERR(slot);
-	rc = smc_llc_build(slot->buf, SMC_LLC_MSG_LEN, m, NULL);
-	if (rc < 0) {
-		smcr_slot_put(slot);
-		return rc;
-	}
-	return smcr_slot_post(slot);
-}
-
-/*
- * Send @m, which may be one of the large v2 messages, with the ADD
- * LINK triples @rkeys.  One at a time per link (under llc_flow).
- */
-int smcr_llc_send_big(struct smcr_link *link, struct smc_llc_msg *m,
-		      const struct smc_llc_rkey *rkeys)
-{
-	struct smcr_slot *slot;
-	int rc, len;
-
-	lockdep_assert_held(&link->lgr->llc_flow);
-	rc = smcr_link_big_init(link);
-	if (rc)
-		return rc;
-	slot = smcr_slot_get(link, true);
-	if (IS_ERR(slot))
-		return PTR_ERR(slot);
-	len = smc_llc_build(link->big_buf, SMC_LLC_MAX_LEN, m, rkeys);
-	if (len < 0) {
-		smcr_slot_put(slot);
-		return len;
-	}
-	return __smcr_slot_post(slot, NULL, 0, NULL, len);
-}
-
-/*
- * Expect an LLC message of @type from the peer, a response (@resp) or
- * a request: armed before the message that provokes it is sent, so an
- * early answer is not missed.  One flow of a link waits at a time: the
- * first link's handshake, later the keepalive.
- */
-void smcr_llc_arm(struct smcr_link *link, u8 type, bool resp)
-{
-	spin_lock_bh(&link->llc_lock);
-	reinit_completion(&link->llc_done);
-	link->llc_want = type;
-	link->llc_resp = resp;
-	link->llc_got = false;
-	kfree(link->llc_raw);
-	link->llc_raw = NULL;
-	spin_unlock_bh(&link->llc_lock);
-	/* a link that went down before this wakes no one: look now */
-	if (READ_ONCE(link->state) == SMCR_LINK_DOWN)
-		complete(&link->llc_done);
-}
-
-/* Wait up to @timeout (killable) for the message smcr_llc_arm() set */
-int smcr_llc_wait(struct smcr_link *link, unsigned long timeout,
-		  struct smc_llc_msg *m)
-{
-	bool got;
-	long left;
-
-	left = wait_for_completion_killable_timeout(&link->llc_done, timeout);
-
-	spin_lock_bh(&link->llc_lock);
-	link->llc_want = 0;
-	got = link->llc_got;
-	if (got)
-		*m = link->llc_msg;
-	spin_unlock_bh(&link->llc_lock);
-	if (got)
-		return 0;
-	if (READ_ONCE(link->state) == SMCR_LINK_DOWN)
-		return -ENOLINK;
-	return left < 0 ? -EINTR : -ETIMEDOUT;
-}
-
-/*
- * The message that smcr_llc_wait() returned, as received, when it was
- * larger than 44 bytes (the caller frees it), else NULL.
- */
-u8 *smcr_llc_take_raw(struct smcr_link *link, u32 *len)
-{
-	u8 *raw;
-
-	spin_lock_bh(&link->llc_lock);
-	raw = link->llc_raw;
-	*len = link->llc_raw_len;
-	link->llc_raw = NULL;
-	spin_unlock_bh(&link->llc_lock);
-	return raw;
-}
-
-/* A waiting LLC flow takes @m (received as @buf, @len); true if one did */
-static bool smcr_llc_deliver(struct smcr_link *link,
-			     const struct smc_llc_msg *m, const u8 *buf,
-			     u32 len)
-{
-	bool resp = m->hdr.flags & SMC_LLC_FLAG_RESP;
-	bool taken = false;
-
-	spin_lock_bh(&link->llc_lock);
-	if (link->llc_want == m->hdr.type && link->llc_resp == resp &&
-	    !link->llc_got) {
-		link->llc_msg = *m;
-		link->llc_got = true;
-		if (len > SMC_LLC_MSG_LEN) {
-			/* without the copy, the flow sees no triples */
-			link->llc_raw = kmemdup(buf, len, GFP_ATOMIC);
-			link->llc_raw_len = len;
-		}
-		complete(&link->llc_done);
-		taken = true;
-	}
-	spin_unlock_bh(&link->llc_lock);
-	return taken;
 }
 
 /*

@@ -409,15 +409,10 @@ void smcr_slot_put(struct smcr_slot *slot);
 int smcr_slot_post(struct smcr_slot *slot);
 int smcr_slot_post_writes(struct smcr_slot *slot, struct ib_rdma_wr *writes,
 			  unsigned int nwrites, struct smcr_buf *from);
-int smcr_llc_send_big(struct smcr_link *link, struct smc_llc_msg *m,
-		      const struct smc_llc_rkey *rkeys);
+int smcr_slot_post_big(struct smcr_slot *slot, u32 len);
+u8 *smcr_link_big_buf(struct smcr_link *link);
 int smcr_link_reg_buf(struct smcr_link *link, struct smcr_buf *buf);
 int smcr_link_test_write(struct smcr_link *link, u32 rkey, u64 addr);
-void smcr_llc_arm(struct smcr_link *link, u8 type, bool resp);
-int smcr_llc_wait(struct smcr_link *link, unsigned long timeout,
-		  struct smc_llc_msg *m);
-u8 *smcr_llc_take_raw(struct smcr_link *link, u32 *len);
-int smcr_llc_send(struct smcr_link *link, struct smc_llc_msg *m);
 void smcr_link_rx(struct smcr_link *link, const u8 *buf, const u8 *tail,
 		  u32 len);
 int smcr_link_activate(struct smcr_link *link);
@@ -490,7 +485,16 @@ unsigned int smcr_bufs_rkeys(struct smcr_lgr *lgr, struct smcr_link *from,
 			     struct smcr_link *to, struct smc_llc_rkey *rk,
 			     unsigned int max);
 
-/* smcr_llc.c: LLC procedures */
+/* smcr_llc.c: LLC messages and procedures */
+int smcr_llc_send(struct smcr_link *link, struct smc_llc_msg *m);
+int smcr_llc_send_big(struct smcr_link *link, struct smc_llc_msg *m,
+		      const struct smc_llc_rkey *rkeys);
+void smcr_llc_arm(struct smcr_link *link, u8 type, bool resp);
+int smcr_llc_wait(struct smcr_link *link, unsigned long timeout,
+		  struct smc_llc_msg *m);
+u8 *smcr_llc_take_raw(struct smcr_link *link, u32 *len);
+bool smcr_llc_deliver(struct smcr_link *link, const struct smc_llc_msg *m,
+		      const u8 *buf, u32 len);
 void smcr_llc_rx(struct smcr_link *link, const struct smc_llc_msg *m,
 		 const u8 *buf, u32 len);
 void smcr_llc_work(struct work_struct *work);

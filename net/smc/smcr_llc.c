@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shared Memory Communications: the LLC procedures of SMC-R link
- * groups.
+ * Shared Memory Communications: the LLC messages and procedures of
+ * SMC-R link groups.
  *
  * Requests that need nothing but an answer (TEST LINK, CONFIRM RKEY,
  * DELETE RKEY) are answered in the completion handler.  The rest (ADD
@@ -38,6 +38,133 @@ struct smcr_llc_ev {
 	u32			len;
 	u8			buf[];
 };
+
+/* ---- a link's LLC messages: sending, and waiting for one ---- */
+
+/* Send the LLC message @m on @link in the link group's encoding */
+int smcr_llc_send(struct smcr_link *link, struct smc_llc_msg *m)
+{
+	struct smcr_slot *slot;
+	int rc;
+
+	slot = smcr_slot_get(link, true);
+	if (IS_ERR(slot))
+		return PTR_ERR(slot);
+	rc = smc_llc_build(slot->buf, SMC_LLC_MSG_LEN, m, NULL);
+	if (rc < 0) {
+		smcr_slot_put(slot);
+		return rc;
+	}
+	return smcr_slot_post(slot);
+}
+
+/*
+ * Send @m, which may be one of the large v2 messages, with the ADD
+ * LINK triples @rkeys.  One at a time per link (under llc_flow).
+ */
+int smcr_llc_send_big(struct smcr_link *link, struct smc_llc_msg *m,
+		      const struct smc_llc_rkey *rkeys)
+{
+	struct smcr_slot *slot;
+	int len;
+	u8 *buf;
+
+	buf = smcr_link_big_buf(link);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	slot = smcr_slot_get(link, true);
+	if (IS_ERR(slot))
+		return PTR_ERR(slot);
+	len = smc_llc_build(buf, SMC_LLC_MAX_LEN, m, rkeys);
+	if (len < 0) {
+		smcr_slot_put(slot);
+		return len;
+	}
+	return smcr_slot_post_big(slot, len);
+}
+
+/*
+ * Expect an LLC message of @type from the peer, a response (@resp) or
+ * a request: armed before the message that provokes it is sent, so an
+ * early answer is not missed.  One flow of a link waits at a time: the
+ * first link's handshake, later the keepalive.
+ */
+void smcr_llc_arm(struct smcr_link *link, u8 type, bool resp)
+{
+	spin_lock_bh(&link->llc_lock);
+	reinit_completion(&link->llc_done);
+	link->llc_want = type;
+	link->llc_resp = resp;
+	link->llc_got = false;
+	kfree(link->llc_raw);
+	link->llc_raw = NULL;
+	spin_unlock_bh(&link->llc_lock);
+	/* a link that went down before this wakes no one: look now */
+	if (READ_ONCE(link->state) == SMCR_LINK_DOWN)
+		complete(&link->llc_done);
+}
+
+/* Wait up to @timeout (killable) for the message smcr_llc_arm() set */
+int smcr_llc_wait(struct smcr_link *link, unsigned long timeout,
+		  struct smc_llc_msg *m)
+{
+	bool got;
+	long left;
+
+	left = wait_for_completion_killable_timeout(&link->llc_done, timeout);
+
+	spin_lock_bh(&link->llc_lock);
+	link->llc_want = 0;
+	got = link->llc_got;
+	if (got)
+		*m = link->llc_msg;
+	spin_unlock_bh(&link->llc_lock);
+	if (got)
+		return 0;
+	if (READ_ONCE(link->state) == SMCR_LINK_DOWN)
+		return -ENOLINK;
+	return left < 0 ? -EINTR : -ETIMEDOUT;
+}
+
+/*
+ * The message that smcr_llc_wait() returned, as received, when it was
+ * larger than 44 bytes (the caller frees it), else NULL.
+ */
+u8 *smcr_llc_take_raw(struct smcr_link *link, u32 *len)
+{
+	u8 *raw;
+
+	spin_lock_bh(&link->llc_lock);
+	raw = link->llc_raw;
+	*len = link->llc_raw_len;
+	link->llc_raw = NULL;
+	spin_unlock_bh(&link->llc_lock);
+	return raw;
+}
+
+/* A waiting LLC flow takes @m (received as @buf, @len); true if one did */
+bool smcr_llc_deliver(struct smcr_link *link, const struct smc_llc_msg *m,
+		      const u8 *buf, u32 len)
+{
+	bool resp = m->hdr.flags & SMC_LLC_FLAG_RESP;
+	bool taken = false;
+
+	spin_lock_bh(&link->llc_lock);
+	if (link->llc_want == m->hdr.type && link->llc_resp == resp &&
+	    !link->llc_got) {
+		link->llc_msg = *m;
+		link->llc_got = true;
+		if (len > SMC_LLC_MSG_LEN) {
+			/* without the copy, the flow sees no triples */
+			link->llc_raw = kmemdup(buf, len, GFP_ATOMIC);
+			link->llc_raw_len = len;
+		}
+		complete(&link->llc_done);
+		taken = true;
+	}
+	spin_unlock_bh(&link->llc_lock);
+	return taken;
+}
 
 /* ---- requests answered at once (softirq) ---- */
 
