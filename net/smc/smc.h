@@ -576,7 +576,7 @@ void smcd_conn_teardown(struct smc_sock *smc);
 u32 smcd_decline_reason(int err);
 void smcd_tx_write(struct smc_conn *c);
 
-/* smcr_conn.c: SMC-R handshake and connection life */
+/* smcr_hs.c: the SMC-R part of the CLC handshake */
 extern bool smc_smcr_enabled;
 
 /*
@@ -607,20 +607,25 @@ u32 smcr_listen_check(struct smc_sock *child, struct smc_hs *hs);
 u32 smcr_listen_check_v1(struct smc_sock *child, struct smc_hs *hs);
 int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs, u8 version);
 
+/* smcr_conn.c: an SMC-R connection's life after its handshake */
+void smcr_conn_release_work(struct work_struct *work);
+void smcr_conn_teardown(struct smc_sock *smc);
+void smcr_conn_release(struct smc_sock *smc);
+void smcr_conn_peer_done(struct smc_sock *smc);
+void smcr_conn_lost(struct smc_sock *smc);
+
+/* smcr_tx.c: the SMC-R send path, and its move to another link */
+int smcr_tx_prepare(struct smc_sock *smc, bool killable);
+void smcr_tx_write(struct smc_sock *smc);
+void smcr_conn_hold(struct smc_sock *smc, struct smcr_link *from);
+int smcr_conn_failover(struct smc_sock *smc, struct smcr_lgr *lgr,
+		       struct smcr_link *from, struct smcr_link *to);
+
 /* smc_prefix.c: the IP prefixes of SMC v1 */
 void smc_prefix_gid(const struct sock *sk, struct in6_addr *gid);
 struct net_device *smc_prefix_dev(struct sock *sk);
 int smc_prefix_fill(struct sock *sk, struct smc_clc_proposal *p);
 bool smc_prefix_match(struct sock *sk, const struct smc_clc_proposal *p);
-void smcr_conn_teardown(struct smc_sock *smc);
-void smcr_conn_release(struct smc_sock *smc);
-void smcr_conn_peer_done(struct smc_sock *smc);
-int smcr_conn_failover(struct smc_sock *smc, struct smcr_lgr *lgr,
-		       struct smcr_link *from, struct smcr_link *to);
-void smcr_conn_lost(struct smc_sock *smc);
-void smcr_conn_hold(struct smc_sock *smc, struct smcr_link *from);
-int smcr_tx_prepare(struct smc_sock *smc, bool killable);
-void smcr_tx_write(struct smc_sock *smc);
 
 /* smcd_lgr.c: SMC-D link groups */
 #define SMCD_LGR_CLIENT		0	/* values of smc_diag_lgrinfo.role */
