@@ -674,25 +674,64 @@ int smcd_lgr_info_next(const struct net *net, u32 after,
 
 void smcd_lgr_exit(void);
 
-/* smc_data.c: data calls of a connection over SMC-D or SMC-R */
+/* smc_conn.c: a connection over SMC-D or SMC-R, its life */
 void smc_conn_init(struct smc_conn *c);
 void smc_conn_start(struct smc_sock *smc, enum smc_path path);
 void smc_conn_close(struct smc_sock *smc);
-bool smc_conn_rx_cdc(struct smc_sock *smc, const struct smc_cdc_view *in);
-int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len);
-int smc_conn_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
-		     int flags);
 __poll_t smc_conn_poll(struct smc_sock *smc);
 int smc_conn_shutdown(struct smc_sock *smc, int how);
 int smc_conn_ioctl(struct smc_sock *smc, unsigned int cmd,
 		   unsigned long arg);
+
+static inline u8 smc_peer_flags(struct smc_conn *c)
+{
+	return READ_ONCE(c->peer_conn_flags);
+}
+
+/* The peer will write nothing more */
+static inline bool smc_peer_done(struct smc_conn *c)
+{
+	return smc_peer_flags(c) & (SMC_CDC_CS_DONE_WRITING |
+				     SMC_CDC_CS_CLOSED | SMC_CDC_CS_ABORT);
+}
+
+/* The peer reads nothing more */
+static inline bool smc_peer_gone(struct smc_conn *c)
+{
+	return smc_peer_flags(c) & (SMC_CDC_CS_CLOSED | SMC_CDC_CS_ABORT);
+}
+
+/* smc_rx.c: receiving */
+bool smc_conn_rx_cdc(struct smc_sock *smc, const struct smc_cdc_view *in);
+int smc_conn_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
+		     int flags);
 ssize_t smc_conn_splice_read(struct smc_sock *smc,
 			     struct pipe_inode_info *pipe, size_t len,
 			     bool nonblock);
+u32 smc_conn_readable(struct smc_sock *smc);
+
+/* What a reader at @cons sees: bytes, and the distance to the mark */
+struct smc_rx_view {
+	u32	avail;
+	u32	to_mark;	/* U32_MAX: no urgent byte ahead */
+	u8	urg_state;
+	u8	peer_flags;	/* taken with avail: EOF never hides data */
+	bool	at_hole;	/* the reader is at a replaced urgent byte */
+};
+
+void smc_rx_look(struct smc_conn *c, const struct smc_cursor *cons,
+		 struct smc_rx_view *v);
+u32 smc_rx_normal(struct sock *sk, const struct smc_rx_view *v);
+int smc_rcv_target(struct sock *sk, struct smc_conn *c, bool waitall,
+		   size_t len, bool consumes);
+
+/* smc_tx.c: sending */
+void smc_tx_init(struct smc_conn *c);
+int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len);
 void smc_tx_publish(struct smc_sock *smc);
 void smc_tx_trim_cancel(struct smc_sock *smc);
 void smc_tx_cdc_done(struct smc_sock *smc, u16 seq);
-u32 smc_conn_readable(struct smc_sock *smc);
+bool smc_tx_writable(struct smc_conn *c);
 
 /* The peer's window now, for the statistics (a glance) */
 static inline u32 smc_conn_tx_window(const struct smc_conn *c)

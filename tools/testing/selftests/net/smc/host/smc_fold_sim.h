@@ -3,7 +3,7 @@
  * A model of a loopback-ism ring whose pages hold only its window
  * (net/smc/smc_ring_fold.h), for the unit test and the fuzzer: one
  * writer and one reader take turns as a script says, the writer widens
- * the window the way smc_data.c does, and every byte is checked where
+ * the window the way smc_tx.c does, and every byte is checked where
  * it lands and where it is read.
  *
  * The reader reads with the fold it saw when it last looked at the
