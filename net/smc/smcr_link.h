@@ -421,6 +421,7 @@ bool smcr_link_stop(struct smcr_link *link);
 void smcr_link_release(struct smcr_link *link);
 
 /* smcr_lgr.c */
+extern struct list_head smcr_lgrs;	/* every SMC-R link group */
 extern struct mutex smcr_lgrs_lock;	/* smcr_lgrs, conns of each lgr */
 int smcr_lgr_init(struct dentry *debugfs);
 void smcr_lgr_exit(void);
@@ -538,6 +539,10 @@ bool smcr_rtok_delete(struct smcr_lgr *lgr, unsigned int idx, u32 rkey);
 					 * carries an old sequence number
 					 */
 extern u8 smcr_llc_test;
+
+/* smcr_debugfs.c */
+void smcr_debugfs_init(struct dentry *debugfs);
+void smcr_debugfs_exit(void);
 
 /* debugfs smcr-mutate (smcr_mutate.c): an end that mutates its sends */
 DECLARE_STATIC_KEY_FALSE(smcr_mutate_key);
