@@ -325,8 +325,8 @@ static void smcr_fill_r(struct smc_clc_accept *a, u8 type, bool first,
 }
 
 /* The peer's side of the new link, from its Accept or Confirm */
-static void smcr_link_peer(struct smcr_link *link,
-			   const struct smc_clc_accept *a)
+static void smcr_hs_link_peer(struct smcr_link *link,
+			      const struct smc_clc_accept *a)
 {
 	memcpy(link->peer_gid, a->r.gid, SMC_CLC_GID_LEN);
 	memcpy(link->peer_mac, a->r.mac, SMC_CLC_MAC_LEN);
@@ -354,9 +354,9 @@ static void smcr_tcp_peer(struct smc_sock *smc, struct in6_addr *addr)
 }
 
 /* First contact: what the peer's Accept or Confirm @a tells of it */
-static void smcr_lgr_note_peer(struct smcr_lgr *lgr,
-			       const struct smc_clc_accept *a,
-			       struct smc_sock *smc)
+static void smcr_hs_note_peer(struct smcr_lgr *lgr,
+			      const struct smc_clc_accept *a,
+			      struct smc_sock *smc)
 {
 	smcr_tcp_peer(smc, &lgr->peer_addr);
 	memcpy(lgr->peer_id, a->r.peer_id, SMC_CLC_PEER_ID_LEN);
@@ -543,9 +543,9 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 			lgr->max_conns = a->fce.max_conns;
 			lgr->max_links = a->fce.max_links;
 		}
-		smcr_lgr_note_peer(lgr, a, smc);
+		smcr_hs_note_peer(lgr, a, smc);
 		link = lgr->links[0];
-		smcr_link_peer(link, a);
+		smcr_hs_link_peer(link, a);
 		rc = smcr_link_ready(link, false);
 		if (rc) {
 			smcr_lgr_discard(lgr);
@@ -798,8 +798,8 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs, u8 version)
 	if (rc)
 		goto out_decline;
 	if (first) {
-		smcr_lgr_note_peer(lgr, a, child);
-		smcr_link_peer(lgr->links[0], a);
+		smcr_hs_note_peer(lgr, a, child);
+		smcr_hs_link_peer(lgr->links[0], a);
 		reason = smcr_server_first_link(lgr);
 		if (reason)
 			goto out_decline_reason;
