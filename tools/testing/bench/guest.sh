@@ -16,7 +16,8 @@
 # smcd, sockmap, upstream-lo, smcr and upstream-smcr; default all),
 # SMC_BENCH_SYSCTL="net.smc.X=V ..." (sysctls set before the SMC-R
 # parts, e.g. net.smc.smcr_max_send_wr=64), SMC_BENCH_MODE (normal: the
-# bulk runs, 64 KiB stream and iperf3, 5 times each for a median).
+# bulk runs, 64 KiB stream and iperf3, 5 times each for a median),
+# SMC_BENCH_PROFILE=1 (each run sampled, see prof_begin).
 set -uo pipefail
 export LC_ALL=C	# a dot in $EPOCHREALTIME
 
@@ -38,6 +39,7 @@ SMCR=${SMC_BENCH_SMCR:-1}
 ONLY=${SMC_BENCH_ONLY:-}
 SYSCTLS=${SMC_BENCH_SYSCTL:-}
 MODE=${SMC_BENCH_MODE:-deterministic}
+PROFILE=${SMC_BENCH_PROFILE:-0}
 
 say() { echo "[bench] $*"; }
 
@@ -78,6 +80,43 @@ redir_begin() {
 	[ -z "$REDIRECT" ] || "$SOCKMAP" stats "$SOCKMAP_PIN" reset >/dev/null
 }
 
+# prof_begin NAME: with SMC_BENCH_PROFILE=1, samples of the whole
+# system (perf record -a -g, cpu-clock: TCG has no hardware counters)
+# while the run NAME goes.  prof_end writes where the time went, by
+# symbol and by object, to prof-NAME.txt.  A profiled run's rate carries
+# perf's own cost: it shows where time goes, it is not a table figure.
+PROF_PID= PROF_NAME=
+prof_begin() {
+	[ "$PROFILE" = 1 ] || return 0
+	PROF_NAME=$(tr -c 'a-zA-Z0-9\n' _ <<< "$1" | tr -s _)
+	perf record -q -a -g -o "$SMC_RESULTS/prof-$PROF_NAME.data" \
+		>/dev/null 2>"$SMC_RESULTS/prof-$PROF_NAME.err" &
+	PROF_PID=$!
+	# perf has its buffers mapped before its first sample
+	sleep 1
+}
+
+prof_end() {
+	local data
+
+	[ -n "$PROF_PID" ] || return 0
+	kill -INT "$PROF_PID" 2>/dev/null
+	wait "$PROF_PID"
+	PROF_PID=
+	data=$SMC_RESULTS/prof-$PROF_NAME.data
+	{
+		echo "# $PROF_NAME: by object"
+		perf report -i "$data" --no-children --sort dso --stdio \
+			-g none 2>/dev/null | grep -v '^#' | grep .
+		echo "# $PROF_NAME: by symbol, 0.3% and more"
+		perf report -i "$data" --no-children --sort dso,sym --stdio \
+			-g none --percent-limit 0.3 2>/dev/null |
+			grep -v '^#' | grep .
+	} > "$SMC_RESULTS/prof-$PROF_NAME.txt"
+	rm -f "$data"
+	say "profile: prof-$PROF_NAME.txt"
+}
+
 # redir_fields MSGS: in the sockmap part, the path check of the run just
 # ended as JSON fields (each after a comma): no message may have gone
 # over TCP, sockets must have been put into the map and, with MSGS=1,
@@ -100,8 +139,10 @@ record() {
 	shift
 	[[ " $* " == *" -m mem "* ]] && msgs=0
 	redir_begin
+	prof_begin "$path $*"
 	line=$(timeout 600 "$BENCH" "$@" 2>"$SMC_RESULTS/bench-last.err")
 	rc=$?
+	prof_end
 	if [ $rc -ne 0 ] || [ -z "$line" ]; then
 		say "FAILED ($rc): $path $*: $(tail -n 3 "$SMC_RESULTS/bench-last.err")"
 		printf '{"path":"%s","args":"%s","failed":true,"rc":%d}\n' \
@@ -189,9 +230,11 @@ redis_op() {
 	out=$SMC_RESULTS/${app/redis/redis-$path}.txt
 	watch_start $REDIS_SRV "$wrap" "$out.path"
 	redir_begin
+	prof_begin "$app $path"
 	# redis-benchmark keeps waiting when the server answers with errors
 	timeout 600 $wrap redis-benchmark -h "$addr" -p 6399 -n "$REDIS_N" \
 		-c "$c" -t "$op" -q >"$out" 2>&1
+	prof_end
 	modes=$(watch_modes "$out.path")
 	rps=$(sed -n 's/.*: *\([0-9.]*\) requests per second.*/\1/p' \
 		"$out" | tail -n 1)
@@ -320,6 +363,7 @@ EOF
 	# the rate comes from our own clock and its request count
 	watch_start $srv "$wrap" "$out.path"
 	redir_begin
+	prof_begin "nginx $path"
 	$wrap wrk -t 1 -c 16 -d 600s -s "$dir/stop.lua" \
 		http://127.0.0.1:8099/1k >"$out" 2>&1 &
 	pid=$!
@@ -332,6 +376,7 @@ EOF
 	exec 3<&-
 	kill -INT $pid 2>/dev/null
 	wait $pid
+	prof_end
 	modes=$(watch_modes "$out.path")
 	rps=$(awk -v n="$n" -v a="$t0" -v b="$t1" \
 		'BEGIN { if (b > a) printf "%.1f", n / (b - a); else print 0 }')
