@@ -21,7 +21,8 @@
 #              connections on them run under it, connections the other
 #              way (A's groups of the other role) must stay intact
 #   both  dumps: smc -j of every object, sock_diag, debugfs, while
-#         module parameters and sysctls flip
+#         module parameters and sysctls flip and the user EIDs, the
+#         system EID and PNET IDs of the loopback device change
 #
 # A segment's finding: a kernel report in dmesg, a taint, an engine that
 # says HANG or cannot be killed, data that arrived wrong, sockets or
@@ -206,7 +207,39 @@ eng_mutate() # SEED SECS
 	return $rc
 }
 
-# dumps, with parameters and sysctls flipping under them
+# table_write: one random change to the netns's EID and PNET tables
+# through the smc tool's netlink, racing the handshakes that read them.
+# Only entries of our own names: the SMC-R bed's PNET IDs (SIDEA,
+# SIDEB) stay; an EID both ends share keeps every path open.
+table_write()
+{
+	local eid=FUZZ-EID-$((RANDOM % 6)) pnet=FUZZ$((RANDOM % 3))
+
+	case $((RANDOM % 7)) in
+	0|1) "$SMC_TOOL" ueid add "$eid" ;;
+	2) "$SMC_TOOL" ueid del "$eid" ;;
+	3) "$SMC_TOOL" seid disable ;;
+	4) "$SMC_TOOL" seid enable ;;
+	5) "$SMC_TOOL" pnet add "$pnet" dev lo ;;
+	6) "$SMC_TOOL" pnet del "$pnet" ;;
+	esac > /dev/null 2>&1
+}
+
+# table_restore: what table_write may have left
+table_restore()
+{
+	local i
+
+	for i in 0 1 2 3 4 5; do
+		"$SMC_TOOL" ueid del "FUZZ-EID-$i"
+	done > /dev/null 2>&1
+	for i in 0 1 2; do
+		"$SMC_TOOL" pnet del "FUZZ$i"
+	done > /dev/null 2>&1
+	"$SMC_TOOL" seid enable > /dev/null 2>&1
+}
+
+# dumps, with parameters, sysctls and tables changing under them
 eng_dumps() # SEED SECS
 {
 	local end=$((SECONDS + $2)) n=0 o p v
@@ -230,6 +263,7 @@ eng_dumps() # SEED SECS
 		read -r -a knob <<< "${sysctls[RANDOM % ${#sysctls[@]}]}"
 		v=${knob[1 + RANDOM % (${#knob[@]} - 1)]}
 		sysctl -qw "net.smc.${knob[0]}=$v" 2>/dev/null
+		table_write
 		n=$((n + 1))
 	done
 	echo "dumps: $n rounds"
@@ -241,6 +275,7 @@ restore_knobs()
 	echo "$saved_rdv" > /sys/module/smc/parameters/smcd_rendezvous
 	echo "$saved_smcd" > /sys/module/smc/parameters/smcd
 	sysctl -q -p "$tmp_dir/sysctl.saved" > /dev/null 2>&1
+	table_restore
 	[ ! -w "$MUTATE" ] || echo off > "$MUTATE"
 }
 
