@@ -21,9 +21,15 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 
-#include "smc.h"
+#include "smc_conn.h"
+#include "smc_core.h"
+#include "smc_hs.h"
 #include "smc_ism.h"
 #include "smc_netlink.h"
+#include "smc_netns.h"
+#include "smc_sock.h"
+#include "smc_stats.h"
+#include "smcd.h"
 #include "smcr_dev.h"
 #include "smcr_link.h"
 
@@ -49,6 +55,16 @@ static bool smc_tcp_option = SMC_TCP_OPTION;
 module_param_named(tcp_option, smc_tcp_option, bool, 0444);
 MODULE_PARM_DESC(tcp_option,
 		 "TCP's handshake offers SMC (no: the kernel has no CONFIG_SMC, and only servers of this host are reached)");
+
+/*
+ * Do we announce SMC in the TCP handshake?  Only with something to
+ * offer or accept: loopback-ism, or an RDMA device for SMC-R.
+ */
+bool smc_syn_smc(void)
+{
+	return READ_ONCE(smc_smcd_enabled) ||
+	       (READ_ONCE(smc_smcr_enabled) && smcr_devs_present());
+}
 
 void smc_set_keepalive(struct sock *sk, int val)
 {

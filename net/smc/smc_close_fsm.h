@@ -6,7 +6,7 @@
  * space for unit tests.  A state moves on local actions (shutdown of
  * the send side, close) and on connection-state flags from the peer;
  * the caller serializes both and sends the flags a local action asks
- * for.  The states are the SMC_* socket states of smc.h, which user
+ * for.  The states are the SMC_* socket states of smc_sock.h, which user
  * space sees through sock_diag.
  */
 #ifndef __SMC_CLOSE_FSM_H

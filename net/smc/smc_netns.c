@@ -9,8 +9,17 @@
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
-#include "smc.h"
 #include "smc_clc_wire.h"
+#include "smc_conn.h"
+#include "smc_core.h"
+#include "smc_hs.h"
+#include "smc_ism.h"
+#include "smc_netns.h"
+#include "smc_sock.h"
+#include "smc_stats.h"
+#include "smcd.h"
+#include "smcr_dev.h"
+#include "smcr_link.h"
 
 static unsigned int smc_net_id __read_mostly;
 

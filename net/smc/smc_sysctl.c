@@ -13,9 +13,18 @@
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
 
-#include "smc.h"
 #include "smc_clc_wire.h"
 #include "smc_compat.h"
+#include "smc_conn.h"
+#include "smc_core.h"
+#include "smc_hs.h"
+#include "smc_ism.h"
+#include "smc_netns.h"
+#include "smc_sock.h"
+#include "smc_stats.h"
+#include "smcd.h"
+#include "smcr_dev.h"
+#include "smcr_link.h"
 
 static int smc_buf_min = SMC_MIN_BUFSIZE;
 static int smc_buf_max = INT_MAX / 2;

@@ -19,8 +19,40 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 
-#include "smc.h"
+#include "smc_conn.h"
+#include "smc_core.h"
+#include "smc_hs.h"
 #include "smc_ism.h"
+#include "smc_netns.h"
+#include "smc_sock.h"
+#include "smc_stats.h"
+#include "smcd.h"
+#include "smcr_dev.h"
+#include "smcr_link.h"
+
+/*
+ * The transport's part of publishing our cursors: reserve what the
+ * message needs (may sleep), write it (tx_lock held), ring the
+ * doorbell (after tx_lock).
+ */
+static inline int smc_tx_prepare(struct smc_sock *smc, bool killable)
+{
+	return smc->conn.link ? smcr_tx_prepare(smc, killable) : 0;
+}
+
+static inline void smc_tx_write(struct smc_sock *smc)
+{
+	if (smc->conn.link)
+		smcr_tx_write(smc);
+	else
+		smcd_tx_write(&smc->conn);
+}
+
+static inline void smc_tx_done(struct smc_sock *smc)
+{
+	if (!smc->conn.link)
+		smcd_dmb_signal(smc->conn.peer);
+}
 
 /*
  * Tell the peer our cursors and flags.  The transport may first have to

@@ -30,6 +30,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "smc_pnetid.h"
+#include "smcr_gid.h"
 
 struct dentry;
 
@@ -94,17 +95,6 @@ struct smcr_dev {
 	char			ndev_name[SMCR_PNET_PORTS][IFNAMSIZ];
 	unsigned int		ncqv;
 	struct smcr_cq_vec	cqv[];
-};
-
-/* A RoCEv2 GID of ours, as a link uses it */
-struct smcr_gid_info {
-	struct smcr_dev		*dev;		/* holds a reference */
-	u8			port;
-	int			sgid_index;
-	u8			gid[16];
-	u8			mac[6];
-	enum ib_mtu		mtu;		/* the port's active MTU */
-	u16			vlan;		/* SMC-Rv1: of the interface */
 };
 
 /* What netlink shows of a device: a snapshot */

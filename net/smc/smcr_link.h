@@ -540,6 +540,30 @@ bool smcr_rtok_delete(struct smcr_lgr *lgr, unsigned int idx, u32 rkey);
 					 */
 extern u8 smcr_llc_test;
 
+/* smcr_conn.c: an SMC-R connection's life after its handshake */
+void smcr_conn_release_work(struct work_struct *work);
+void smcr_conn_teardown(struct smc_sock *smc);
+void smcr_conn_release(struct smc_sock *smc);
+void smcr_conn_peer_done(struct smc_sock *smc);
+void smcr_conn_lost(struct smc_sock *smc);
+
+/* smcr_tx.c: the SMC-R send path, and its move to another link */
+void smcr_conn_hold(struct smc_sock *smc, struct smcr_link *from);
+int smcr_conn_failover(struct smc_sock *smc, struct smcr_lgr *lgr,
+		       struct smcr_link *from, struct smcr_link *to);
+
+/* A RoCE GID as text: eight groups of four hex digits */
+#define SMC_GID_STR_LEN		40
+
+static inline void smc_gid_str(char *buf, const u8 *gid)
+{
+	int i, n = 0;
+
+	for (i = 0; i < 16; i += 2)
+		n += scnprintf(buf + n, SMC_GID_STR_LEN - n, "%s%02x%02x",
+			       i ? ":" : "", gid[i], gid[i + 1]);
+}
+
 /* smcr_debugfs.c */
 void smcr_debugfs_init(struct dentry *debugfs);
 void smcr_debugfs_exit(void);
