@@ -64,7 +64,7 @@ void smc_conn_close(struct smc_sock *smc)
 	bool abort;
 	u8 send;
 
-	if (!c->dev && !c->rlgr)
+	if (!c->ops)
 		return;
 	if (smc_ring_set(&c->tx)) {
 		abort = sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime;
@@ -75,10 +75,7 @@ void smc_conn_close(struct smc_sock *smc)
 		smc_rx_write_unlock(c);
 		smc_send_conn_flags(smc, send);
 	}
-	if (c->rlgr)
-		smcr_conn_release(smc);
-	else
-		smcd_conn_teardown(smc);
+	c->ops->release(smc);
 }
 
 __poll_t smc_conn_poll(struct smc_sock *smc)

@@ -11,6 +11,7 @@
 #define _SMC_CONN_H
 
 #include <linux/seqlock.h>
+#include <linux/smc_diag.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -22,7 +23,6 @@
 
 struct msghdr;
 struct pipe_inode_info;
-struct smc_diag_lgrinfo;
 struct smc_sock;
 struct smcd_dev;
 struct smcd_dmb;
@@ -52,6 +52,7 @@ enum smc_path {
  * of the peer's RMB (SMC-R; the two have the same size).
  */
 struct smc_conn {
+	const struct smc_conn_ops *ops;		/* its transport's, once set */
 	u32			alert_token;	/* ours, in lgr */
 	/* copies for sock_diag, which must not touch the buffers */
 	u32			lgr_id;
@@ -308,12 +309,38 @@ static inline u32 smc_conn_rx_window(const struct smc_conn *c)
 void smc_tx_flush(struct smc_sock *smc);
 void smc_send_conn_flags(struct smc_sock *smc, u8 flags);
 
-/* The transports' halves of publishing our cursors (smc_tx.c) */
-int smcr_tx_prepare(struct smc_sock *smc, bool killable);
-void smcr_tx_write(struct smc_sock *smc);
-void smcd_tx_write(struct smc_conn *c);
+/* What sock_diag shows of a connection's transport (smc_diag.ko) */
+struct smc_conn_diag {
+	u32			hdr;		/* before the peer ring's data */
+	u32			peer_len;	/* the peer's ring as we see it */
+	bool			sent_now;	/* a write is the peer's at once */
+	bool			has_lgr;
+	bool			has_dmb;
+	struct smc_diag_lgrinfo	lgr;		/* SMC-R */
+	struct smcd_diag_dmbinfo dmb;		/* SMC-D */
+};
 
-/* smcr_conn.c: sock_diag's view of an SMC-R connection's link */
-bool smcr_conn_diag_lgr(struct smc_sock *smc, struct smc_diag_lgrinfo *li);
+/*
+ * What differs between SMC-D (smcd_conn.c) and SMC-R (smcr_conn.c)
+ * below the data path.  A connection's ops are set once, when its
+ * transport takes it, and stay after the transport lets it go: each
+ * op copes with a connection whose transport state is gone.
+ */
+struct smc_conn_ops {
+	/* reserve what the next message needs; may sleep; NULL: nothing */
+	int	(*tx_prepare)(struct smc_sock *smc, bool killable);
+	/* publish our cursors and flags to the peer; tx_lock held */
+	void	(*tx_write)(struct smc_sock *smc);
+	/* after tx_lock is dropped: ring the peer's doorbell; NULL: none */
+	void	(*tx_done)(struct smc_sock *smc);
+	/* the application released the socket; smc sock lock held */
+	void	(*release)(struct smc_sock *smc);
+	/* sock_diag's view, in atomic context; false: no state to show */
+	bool	(*diag)(struct smc_sock *smc, struct smc_conn_diag *d,
+			bool tokens);
+	u8	stats_tech;	/* SMC_STATS_D or SMC_STATS_R */
+	/* small writes may wait for the message in flight to complete */
+	bool	autocork;
+};
 
 #endif /* _SMC_CONN_H */

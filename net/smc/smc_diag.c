@@ -91,32 +91,24 @@ static void smc_diag_curs(struct smc_diag_cursor *d,
 }
 
 /*
- * CONNINFO of an SMC-D or SMC-R connection.  Only copies kept in the
- * connection are read (no buffer is touched), so a connection closing
- * meanwhile does no harm.  SMC-D sends into the peer's DMB (no send
- * buffer of its own), SMC-R from a send buffer the size of the peer's
- * RMB; either way peer_len is both.
+ * CONNINFO of an SMC-D or SMC-R connection, whose transport told @d.
+ * Only copies kept in the connection are read (no buffer is touched),
+ * so a connection closing meanwhile does no harm.  SMC-D sends into the
+ * peer's DMB (no send buffer of its own), SMC-R from a send buffer the
+ * size of the peer's RMB; either way peer_len is both.
  */
 static int smc_diag_conninfo(struct sk_buff *skb, struct smc_sock *smc,
-			     bool tokens)
+			     const struct smc_conn_diag *d, bool tokens)
 {
 	struct smc_conn *c = &smc->conn;
 	struct smc_diag_conninfo ci = {};
 	const struct smc_cursor *sent;
-	u32 hdr = 0, peer_len = c->peer_len;
 
-	/* SMC-D writes reach the peer at once; SMC-R's with the next CDC */
-	sent = &c->tx_prod_sent;
-	if (smc->path == SMC_PATH_SMCD) {
-		hdr = SMCD_DMB_HDR_LEN;
-		sent = &c->tx_prod;
-		/* the windows as they are now: they grow */
-		peer_len = READ_ONCE(c->tx_fold);
-	}
+	sent = d->sent_now ? &c->tx_prod : &c->tx_prod_sent;
 	if (tokens)
 		ci.token = c->alert_token;
-	ci.sndbuf_size = peer_len - hdr;
-	ci.peer_rmbe_size = peer_len - hdr;
+	ci.sndbuf_size = d->peer_len - d->hdr;
+	ci.peer_rmbe_size = d->peer_len - d->hdr;
 	spin_lock_bh(&c->rx_lock);
 	/* the DMB goes under rx_lock */
 	ci.rmbe_size = c->rx.pg ? READ_ONCE(c->rx.pg->fold) : c->rmb_len;
@@ -137,54 +129,24 @@ static int smc_diag_conninfo(struct sk_buff *skb, struct smc_sock *smc,
 	return nla_put(skb, SMC_DIAG_CONNINFO, sizeof(ci), &ci);
 }
 
-static int smc_diag_dmbinfo(struct sk_buff *skb, struct smc_sock *smc,
-			    const struct smcd_dev *dev, bool tokens)
-{
-	struct smc_conn *c = &smc->conn;
-	struct smcd_diag_dmbinfo di = {};
-
-	di.linkid = c->lgr_id;
-	di.peer_gid = c->peer_gid.gid;
-	di.peer_gid_ext = c->peer_gid.gid_ext;
-	di.my_gid = dev->gid.gid;
-	di.my_gid_ext = dev->gid.gid_ext;
-	if (tokens) {
-		di.token = c->rmb_token;
-		di.peer_token = c->peer_token;
-	}
-	return nla_put(skb, SMC_DIAG_DMBINFO, sizeof(di), &di);
-}
-
 /* The extensions asked for in @ext that the socket's path has */
 static int smc_diag_ext(struct sk_buff *skb, struct smc_sock *smc, u8 ext,
 			bool tokens)
 {
-	struct smc_conn *c = &smc->conn;
-	struct smc_diag_lgrinfo li = {};
-	struct smcd_dev *dev = NULL;
-	bool lgr = false;
+	const struct smc_conn_ops *ops = READ_ONCE(smc->conn.ops);
+	struct smc_conn_diag d = {};
 
-	if (smc->use_fallback)
+	if (smc->use_fallback || !smc_on_smc(smc) || !ops ||
+	    !ops->diag(smc, &d, tokens))
 		return 0;
-	if (smc->path == SMC_PATH_SMCD) {
-		dev = READ_ONCE(c->dev);
-		if (!dev || !c->alert_token)
-			return 0;
-	} else if (smc->path == SMC_PATH_SMCR) {
-		lgr = smcr_conn_diag_lgr(smc, &li);
-		if (!lgr)
-			return 0;
-	} else {
-		return 0;
-	}
 	if ((ext & (1 << (SMC_DIAG_CONNINFO - 1))) &&
-	    smc_diag_conninfo(skb, smc, tokens))
+	    smc_diag_conninfo(skb, smc, &d, tokens))
 		return -EMSGSIZE;
-	if ((ext & (1 << (SMC_DIAG_LGRINFO - 1))) && lgr &&
-	    nla_put(skb, SMC_DIAG_LGRINFO, sizeof(li), &li))
+	if ((ext & (1 << (SMC_DIAG_LGRINFO - 1))) && d.has_lgr &&
+	    nla_put(skb, SMC_DIAG_LGRINFO, sizeof(d.lgr), &d.lgr))
 		return -EMSGSIZE;
-	if ((ext & (1 << (SMC_DIAG_DMBINFO - 1))) && dev &&
-	    smc_diag_dmbinfo(skb, smc, dev, tokens))
+	if ((ext & (1 << (SMC_DIAG_DMBINFO - 1))) && d.has_dmb &&
+	    nla_put(skb, SMC_DIAG_DMBINFO, sizeof(d.dmb), &d.dmb))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -33,10 +33,12 @@ void smc_stats_free(struct smc_stats __percpu *stats)
 	free_percpu(stats);
 }
 
-/* SMC-D unless the connection runs over an SMC-R link group */
+/* The transport the connection has, or had; SMC-D before it has one */
 static int smc_stats_tech_of(const struct smc_sock *smc)
 {
-	return smc->conn.rlgr ? SMC_STATS_R : SMC_STATS_D;
+	const struct smc_conn_ops *ops = smc->conn.ops;
+
+	return ops ? ops->stats_tech : SMC_STATS_D;
 }
 
 /* A switch to TCP, with its reason; a child of a listener is a server */

@@ -7,7 +7,7 @@
  * no-copy, our send buffer on SMC-R, sized like the peer's RMB so that
  * offsets match), then publishes the new producer cursor: a header
  * written into the peer's DMB, or RDMA writes chained with a CDC
- * message (smc_tx_prepare() and smc_tx_write() pick the transport).
+ * message (the connection's ops).
  * Messages are ordered by the connection's tx_lock; an SMC-D doorbell
  * is rung after it is dropped.  Corking and autocorking hold small
  * writes back; the window widens for a reader that keeps up; the pages
@@ -37,21 +37,22 @@
  */
 static inline int smc_tx_prepare(struct smc_sock *smc, bool killable)
 {
-	return smc->conn.link ? smcr_tx_prepare(smc, killable) : 0;
+	const struct smc_conn_ops *ops = smc->conn.ops;
+
+	return ops->tx_prepare ? ops->tx_prepare(smc, killable) : 0;
 }
 
 static inline void smc_tx_write(struct smc_sock *smc)
 {
-	if (smc->conn.link)
-		smcr_tx_write(smc);
-	else
-		smcd_tx_write(&smc->conn);
+	smc->conn.ops->tx_write(smc);
 }
 
 static inline void smc_tx_done(struct smc_sock *smc)
 {
-	if (!smc->conn.link)
-		smcd_dmb_signal(smc->conn.peer);
+	const struct smc_conn_ops *ops = smc->conn.ops;
+
+	if (ops->tx_done)
+		ops->tx_done(smc);
 }
 
 /*
@@ -119,7 +120,7 @@ static bool smc_tx_autocork(struct smc_sock *smc, const struct msghdr *msg,
 	struct smc_conn *c = &smc->conn;
 	u32 limit;
 
-	if (!c->link || !room || (msg->msg_flags & MSG_OOB))
+	if (!c->ops->autocork || !room || (msg->msg_flags & MSG_OOB))
 		return false;
 	limit = READ_ONCE(smc_net(sock_net(&smc->sk))->autocorking_size);
 	limit = min(limit, c->tx_ring / 2);

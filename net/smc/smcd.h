@@ -13,6 +13,7 @@
 #include "smc_pnetid.h"
 
 struct net;
+struct smc_conn_ops;
 struct smc_sock;
 struct smcd_gid;
 
@@ -20,6 +21,7 @@ struct smcd_gid;
 extern bool smc_smcd_enabled;
 
 /* smcd_conn.c: an SMC-D connection after its handshake */
+extern const struct smc_conn_ops smcd_conn_ops;
 void smcd_conn_teardown(struct smc_sock *smc);
 u32 smcd_decline_reason(int err);
 

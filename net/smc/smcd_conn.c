@@ -48,8 +48,9 @@ static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
 }
 
 /* Write our cursors and flags into the peer's DMB header; tx_lock held */
-void smcd_tx_write(struct smc_conn *c)
+static void smcd_tx_write(struct smc_sock *smc)
 {
+	struct smc_conn *c = &smc->conn;
 	struct smcd_dmb *peer = c->peer;
 	struct smcd_cdc_hdr h = {};
 
@@ -67,6 +68,12 @@ void smcd_tx_write(struct smc_conn *c)
 		   smcd_cdc_pack_cons(&h));
 	c->rx_cons_sent = h.cons;
 	c->tx_prod_sent = h.prod;
+}
+
+/* The peer's doorbell, once tx_lock is dropped */
+static void smcd_tx_done(struct smc_sock *smc)
+{
+	smcd_dmb_signal(smc->conn.peer);
 }
 
 /*
@@ -270,6 +277,7 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev,
 			  false, comp < want);
 
 	smc_conn_init(c);
+	WRITE_ONCE(c->ops, &smcd_conn_ops);
 	c->dev = dev;
 	c->rmb = dmb;
 	c->rmb_len = dmb->ring.fold;
@@ -348,6 +356,43 @@ void smcd_conn_teardown(struct smc_sock *smc)
 	c->dev = NULL;
 	smcd_dev_put(dev);
 }
+
+/*
+ * sock_diag: SMC-D writes reach the peer at once, into the data part of
+ * its DMB, whose window grows.  Atomic context; the device stays while
+ * the socket table's lock keeps the sock.
+ */
+static bool smcd_conn_diag(struct smc_sock *smc, struct smc_conn_diag *d,
+			   bool tokens)
+{
+	struct smc_conn *c = &smc->conn;
+	struct smcd_dev *dev = READ_ONCE(c->dev);
+
+	if (!dev || !c->alert_token)
+		return false;
+	d->hdr = SMCD_DMB_HDR_LEN;
+	d->peer_len = READ_ONCE(c->tx_fold);
+	d->sent_now = true;
+	d->has_dmb = true;
+	d->dmb.linkid = c->lgr_id;
+	d->dmb.peer_gid = c->peer_gid.gid;
+	d->dmb.peer_gid_ext = c->peer_gid.gid_ext;
+	d->dmb.my_gid = dev->gid.gid;
+	d->dmb.my_gid_ext = dev->gid.gid_ext;
+	if (tokens) {
+		d->dmb.token = c->rmb_token;
+		d->dmb.peer_token = c->peer_token;
+	}
+	return true;
+}
+
+const struct smc_conn_ops smcd_conn_ops = {
+	.tx_write	= smcd_tx_write,
+	.tx_done	= smcd_tx_done,
+	.release	= smcd_conn_teardown,
+	.diag		= smcd_conn_diag,
+	.stats_tech	= SMC_STATS_D,
+};
 
 /* The Decline code for a failed connection set-up */
 u32 smcd_decline_reason(int err)

@@ -24,16 +24,22 @@
 #include "smcr_link.h"
 
 /*
- * The link an SMC-R connection uses now, for sock_diag: false when it
- * has none.  Atomic context.  Until the connection is torn down (both
- * under tx_lock) it holds its group, and the group its links.
+ * sock_diag: the link an SMC-R connection uses now; false when it has
+ * none.  Our writes reach the peer with the next CDC, from a send
+ * buffer the size of the peer's RMB.  Atomic context.  Until the
+ * connection is torn down (both under tx_lock) it holds its group, and
+ * the group its links.
  */
-bool smcr_conn_diag_lgr(struct smc_sock *smc, struct smc_diag_lgrinfo *li)
+static bool smcr_conn_diag(struct smc_sock *smc, struct smc_conn_diag *d,
+			   bool tokens)
 {
+	struct smc_diag_lgrinfo *li = &d->lgr;
 	struct smc_diag_linkinfo *l = &li->lnk[0];
 	struct smc_conn *c = &smc->conn;
 	struct smcr_link *link;
 	bool ok = false;
+
+	d->peer_len = c->peer_len;
 
 	spin_lock_bh(&c->tx_lock);
 	link = c->link;
@@ -47,9 +53,9 @@ bool smcr_conn_diag_lgr(struct smc_sock *smc, struct smc_diag_lgrinfo *li)
 		ok = true;
 	}
 	spin_unlock_bh(&c->tx_lock);
+	d->has_lgr = ok;
 	return ok;
 }
-EXPORT_SYMBOL_GPL(smcr_conn_diag_lgr);
 
 void smcr_conn_teardown(struct smc_sock *smc)
 {
@@ -137,6 +143,9 @@ void smcr_conn_release(struct smc_sock *smc)
 	bool now;
 
 	smc_owned_by_me(smc);
+	/* its set-up failed: torn down already */
+	if (!lgr)
+		return;
 	smc_rx_write_lock(c);
 	now = smcr_peer_stopped(c);
 	if (!now) {
@@ -239,3 +248,12 @@ void smcr_conn_lost(struct smc_sock *smc)
 	v.conn_state_flags = SMC_CDC_CS_ABORT;
 	smc_conn_rx_cdc(smc, &v);
 }
+
+const struct smc_conn_ops smcr_conn_ops = {
+	.tx_prepare	= smcr_tx_prepare,
+	.tx_write	= smcr_tx_write,
+	.release	= smcr_conn_release,
+	.diag		= smcr_conn_diag,
+	.stats_tech	= SMC_STATS_R,
+	.autocork	= true,
+};

@@ -698,6 +698,7 @@ int smcr_lgr_add_conn(struct smcr_lgr *lgr, struct smc_sock *smc,
 		lgr->conns++;
 		c->alert_token = token;
 		c->lgr_id = lgr->id;
+		WRITE_ONCE(c->ops, &smcr_conn_ops);
 		c->rlgr = lgr;
 		c->link = link;
 	}

@@ -541,6 +541,7 @@ bool smcr_rtok_delete(struct smcr_lgr *lgr, unsigned int idx, u32 rkey);
 extern u8 smcr_llc_test;
 
 /* smcr_conn.c: an SMC-R connection's life after its handshake */
+extern const struct smc_conn_ops smcr_conn_ops;
 void smcr_conn_release_work(struct work_struct *work);
 void smcr_conn_teardown(struct smc_sock *smc);
 void smcr_conn_release(struct smc_sock *smc);
@@ -548,6 +549,8 @@ void smcr_conn_peer_done(struct smc_sock *smc);
 void smcr_conn_lost(struct smc_sock *smc);
 
 /* smcr_tx.c: the SMC-R send path, and its move to another link */
+int smcr_tx_prepare(struct smc_sock *smc, bool killable);
+void smcr_tx_write(struct smc_sock *smc);
 void smcr_conn_hold(struct smc_sock *smc, struct smcr_link *from);
 int smcr_conn_failover(struct smc_sock *smc, struct smcr_lgr *lgr,
 		       struct smcr_link *from, struct smcr_link *to);
