@@ -66,58 +66,69 @@ struct smc_conn {
 	u32			rmb_ring;	/* data ring of rmb */
 	u32			tx_ring;	/* data ring of peer */
 
-	/* SMC-D */
-	struct smcd_dev		*dev;
-	struct smcd_lgr		*lgr;
-	u64			rmb_token;
-	u64			peer_token;
-	struct smcd_gid		peer_gid;
-	struct smcd_dmb		*rmb;		/* ours, written by the peer */
-	struct smcd_dmb		*peer;		/* the peer's, attached */
-	kuid_t			rmb_uid;	/* init_net: rmb counts here */
+	/* SMC-D (smcd_conn.c, smcd_lgr.c) */
+	struct {
+		struct smcd_dev	*dev;
+		struct smcd_lgr	*lgr;
+		u64		rmb_token;
+		u64		peer_token;
+		struct smcd_gid	peer_gid;
+		struct smcd_dmb	*rmb;	/* ours, the peer writes */
+		struct smcd_dmb	*peer;	/* the peer's, attached */
+		kuid_t		rmb_uid; /* init_net: rmb counts here */
+	} smcd;
 
-	/* SMC-R */
-	struct smcr_lgr		*rlgr;		/* holds a reference */
-	/* the lgr's, in use: written under tx_lock; lockless readers
-	 * (slot reservation, sock_diag counts) recheck under it or only count
-	 */
-	struct smcr_link	*link;
-	struct smcr_buf		*rmb_buf;	/* our RMB */
-	struct smcr_buf		*snd_buf;	/* our send buffer */
-	struct smcr_slot	*tx_slot;	/* reserved for the next CDC */
-	int			rtok;		/* the peer's RMB, -1: none */
-	/* the peer's RMB on our link, for the writes (tx_lock) */
-	u64			peer_rmb_addr;
-	u32			peer_rkey;
-	/* peer's token, in our CDCs; written under tx_lock, read by the
-	 * token check under smcr_lgrs_lock only: a stale one is the same
-	 * answer a moment earlier
-	 */
-	u32			peer_alert;
-	/* no link can carry the connection any more: senders give up;
-	 * set once (WRITE_ONCE), read locklessly: a late look costs a wait
-	 */
-	bool			tx_dead;
-	/* under tx_lock: moving to another link (no sends meanwhile), a
-	 * reservation dropped for it, torn down (a move leaves it alone).
-	 * smcr_tx_prepare() peeks at tx_moving unlocked and rechecks it
-	 * under tx_lock before it keeps a slot.
-	 */
-	bool			tx_moving;
-	bool			tx_owed;
-	bool			torn;
-	/* the peer may write into our RMB still: not back to the pool;
-	 * its memory regions go on every link before it is freed
-	 */
-	bool			rmb_kept;
-	/* the peer writes no more into our RMB (rx_lock) */
-	bool			peer_stopped;
-	/* released by the application before the peer was done writing */
-	/* under rx_lock; teardown reads it unlocked once it owns the orphan */
-	bool			orphan;
-	bool			release_queued;	/* under rx_lock */
-	unsigned long		orphan_end;	/* then reaped, rx_lock */
-	struct work_struct	release_work;
+	/* SMC-R (smcr_*.c) */
+	struct {
+		struct smcr_lgr	*rlgr;	/* holds a reference */
+		/* the lgr's, in use: written under tx_lock; lockless
+		 * readers (slot reservation, sock_diag counts) recheck
+		 * under it or only count
+		 */
+		struct smcr_link *link;
+		struct smcr_buf	*rmb_buf; /* our RMB */
+		struct smcr_buf	*snd_buf; /* our send buffer */
+		struct smcr_slot *tx_slot; /* reserved for the next CDC */
+		int		rtok;	/* the peer's RMB, -1: none */
+		/* the peer's RMB on our link, for the writes (tx_lock) */
+		u64		peer_rmb_addr;
+		u32		peer_rkey;
+		/* peer's token, in our CDCs; written under tx_lock, read
+		 * by the token check under smcr_lgrs_lock only: a stale
+		 * one is the same answer a moment earlier
+		 */
+		u32		peer_alert;
+		/* no link can carry the connection any more: senders give
+		 * up; set once (WRITE_ONCE), read locklessly: a late look
+		 * costs a wait
+		 */
+		bool		tx_dead;
+		/* under tx_lock: moving to another link (no sends
+		 * meanwhile), a reservation dropped for it, torn down (a
+		 * move leaves it alone).  smcr_tx_prepare() peeks at
+		 * tx_moving unlocked and rechecks it under tx_lock before
+		 * it keeps a slot.
+		 */
+		bool		tx_moving;
+		bool		tx_owed;
+		bool		torn;
+		/* the peer may write into our RMB still: not back to the
+		 * pool; its memory regions go on every link before it is
+		 * freed
+		 */
+		bool		rmb_kept;
+		/* the peer writes no more into our RMB (rx_lock) */
+		bool		peer_stopped;
+		/* released by the application before the peer was done
+		 * writing; under rx_lock, teardown reads it unlocked once
+		 * it owns the orphan
+		 */
+		bool		orphan;
+		bool		release_queued;	/* under rx_lock */
+		unsigned long	orphan_end; /* then reaped, rx_lock */
+		struct work_struct release_work;
+	} smcr;
+
 	/* last CDC sequence sent (tx_lock), last one whose send completed
 	 * (completion); autocorking reads both unlocked, its smp_mb() pair
 	 * with smc_tx_cdc_done() orders them
@@ -228,7 +239,7 @@ static inline struct smc_cursor smc_rx_curs(struct smc_conn *c,
 	return curs;
 }
 
-/* Bits of smcd_conn.tx_flags */
+/* Bits of smc_conn.tx_flags */
 enum {
 	SMC_TX_NOSPACE,	/* wake writers when the peer frees room */
 };

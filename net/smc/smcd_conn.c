@@ -51,7 +51,7 @@ static void smcd_conn_notify(struct smcd_dmb *dmb, void *priv)
 static void smcd_tx_write(struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
-	struct smcd_dmb *peer = c->peer;
+	struct smcd_dmb *peer = c->smcd.peer;
 	struct smcd_cdc_hdr h = {};
 
 	lockdep_assert_held(&c->tx_lock);
@@ -73,7 +73,7 @@ static void smcd_tx_write(struct smc_sock *smc)
 /* The peer's doorbell, once tx_lock is dropped */
 static void smcd_tx_done(struct smc_sock *smc)
 {
-	smcd_dmb_signal(smc->conn.peer);
+	smcd_dmb_signal(smc->conn.smcd.peer);
 }
 
 /*
@@ -169,8 +169,8 @@ static bool smcd_budget_get(struct smc_sock *smc)
 	struct smc_net *sn;
 
 	if (net_eq(net, &init_net)) {
-		smc->conn.rmb_uid = sock_net_uid(net, &smc->sk);
-		return smcd_user_get(smc->conn.rmb_uid);
+		smc->conn.smcd.rmb_uid = sock_net_uid(net, &smc->sk);
+		return smcd_user_get(smc->conn.smcd.rmb_uid);
 	}
 	sn = smc_net(net);
 	if (atomic_inc_return(&sn->smcd_dmbs) > SMCD_NETNS_DMBS)
@@ -191,7 +191,7 @@ static void smcd_budget_put(struct smc_sock *smc)
 	struct net *net = sock_net(&smc->sk);
 
 	if (net_eq(net, &init_net)) {
-		smcd_user_put(smc->conn.rmb_uid);
+		smcd_user_put(smc->conn.smcd.rmb_uid);
 		return;
 	}
 	atomic_dec(&smcd_user_nets_dmbs);
@@ -278,10 +278,10 @@ static int smcd_conn_register(struct smc_sock *smc, struct smcd_dev *dev,
 
 	smc_conn_init(c);
 	WRITE_ONCE(c->ops, &smcd_conn_ops);
-	c->dev = dev;
-	c->rmb = dmb;
+	c->smcd.dev = dev;
+	c->smcd.rmb = dmb;
 	c->rmb_len = dmb->ring.fold;
-	c->rmb_token = dmb->token;
+	c->smcd.rmb_token = dmb->token;
 	c->rmb_ring = dmb->len - SMCD_DMB_HDR_LEN;
 	smc_ring_set_pages(&c->rx, &dmb->ring);
 	c->rx_window = smc_fold_window(c->rmb_ring, dmb->ring.fold);
@@ -300,17 +300,17 @@ static int smcd_conn_attach(struct smc_sock *smc, u64 token, u64 conn)
 	struct smcd_end self = {};
 	struct smcd_dmb *peer;
 
-	self.gid = c->dev->gid;
+	self.gid = c->smcd.dev->gid;
 	self.conn = conn;
-	self.token = c->rmb_token;
-	peer = c->dev->ops->attach_dmb(c->dev, token, &self);
+	self.token = c->smcd.rmb_token;
+	peer = c->smcd.dev->ops->attach_dmb(c->smcd.dev, token, &self);
 	if (IS_ERR(peer))
 		return PTR_ERR(peer);
-	c->peer = peer;
+	c->smcd.peer = peer;
 	/* the window the peer set, before it told us the token */
 	c->peer_len = peer->ring.fold;
 	c->tx_fold = peer->ring.fold;
-	c->peer_token = token;
+	c->smcd.peer_token = token;
 	smc_stats_buf_get(smc->stats, SMC_STATS_D, false, c->peer_len, false,
 			  false);
 	c->tx_ring = peer->len - SMCD_DMB_HDR_LEN;
@@ -324,36 +324,36 @@ static int smcd_conn_attach(struct smc_sock *smc, u64 token, u64 conn)
 void smcd_conn_teardown(struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
-	struct smcd_dev *dev = c->dev;
+	struct smcd_dev *dev = c->smcd.dev;
 
 	if (!dev)
 		return;
-	if (c->rmb) {
+	if (c->smcd.rmb) {
 		/*
 		 * No doorbell finds us once priv is clear.  One that found
 		 * us before (the sock is RCU freed) takes rx_lock to look
 		 * at the ring: after this it sees none, without waiting
 		 * for a grace period here.
 		 */
-		RCU_INIT_POINTER(c->rmb->priv, NULL);
+		RCU_INIT_POINTER(c->smcd.rmb->priv, NULL);
 		smc_rx_write_lock(c);
 		smc_ring_clear(&c->rx);
 		smc_rx_write_unlock(c);
 		smc_stats_buf_put(smc->stats, SMC_STATS_D, true, c->rmb_len);
-		dev->ops->unregister_dmb(dev, c->rmb);
-		c->rmb = NULL;
+		dev->ops->unregister_dmb(dev, c->smcd.rmb);
+		c->smcd.rmb = NULL;
 		smcd_budget_put(smc);
 	}
-	if (c->peer) {
+	if (c->smcd.peer) {
 		smc_tx_trim_cancel(smc);
 		smc_stats_buf_put(smc->stats, SMC_STATS_D, false,
 				  c->peer_len);
-		dev->ops->detach_dmb(dev, c->peer);
-		c->peer = NULL;
+		dev->ops->detach_dmb(dev, c->smcd.peer);
+		c->smcd.peer = NULL;
 		smc_ring_clear(&c->tx);
 	}
 	smcd_lgr_leave(smc);
-	c->dev = NULL;
+	c->smcd.dev = NULL;
 	smcd_dev_put(dev);
 }
 
@@ -366,7 +366,7 @@ static bool smcd_conn_diag(struct smc_sock *smc, struct smc_conn_diag *d,
 			   bool tokens)
 {
 	struct smc_conn *c = &smc->conn;
-	struct smcd_dev *dev = READ_ONCE(c->dev);
+	struct smcd_dev *dev = READ_ONCE(c->smcd.dev);
 
 	if (!dev || !c->alert_token)
 		return false;
@@ -375,13 +375,13 @@ static bool smcd_conn_diag(struct smc_sock *smc, struct smc_conn_diag *d,
 	d->sent_now = true;
 	d->has_dmb = true;
 	d->dmb.linkid = c->lgr_id;
-	d->dmb.peer_gid = c->peer_gid.gid;
-	d->dmb.peer_gid_ext = c->peer_gid.gid_ext;
+	d->dmb.peer_gid = c->smcd.peer_gid.gid;
+	d->dmb.peer_gid_ext = c->smcd.peer_gid.gid_ext;
 	d->dmb.my_gid = dev->gid.gid;
 	d->dmb.my_gid_ext = dev->gid.gid_ext;
 	if (tokens) {
-		d->dmb.token = c->rmb_token;
-		d->dmb.peer_token = c->peer_token;
+		d->dmb.token = c->smcd.rmb_token;
+		d->dmb.peer_token = c->smcd.peer_token;
 	}
 	return true;
 }
@@ -417,11 +417,11 @@ static void smcd_fill_d(struct smc_clc_accept *a, u8 type, bool first,
 	a->version = SMC_V2;
 	a->path = SMC_TYPE_D;
 	a->first_contact = first;
-	a->d.gid = c->dev->gid.gid;
-	a->d.gid_ext = c->dev->gid.gid_ext;
-	a->d.token = c->rmb->token;
-	a->d.dmbe_size = c->rmb->size_class;
-	a->d.chid = c->dev->chid;
+	a->d.gid = c->smcd.dev->gid.gid;
+	a->d.gid_ext = c->smcd.dev->gid.gid_ext;
+	a->d.token = c->smcd.rmb->token;
+	a->d.dmbe_size = c->smcd.rmb->size_class;
+	a->d.chid = c->smcd.dev->chid;
 	/* an opaque id: the host-order counter, as Linux sends it */
 	memcpy(a->d.lgr_id, &c->lgr_id, sizeof(a->d.lgr_id));
 	a->fce.os_type = SMC_CLC_OS_LINUX;
@@ -657,18 +657,19 @@ int smcd_rendezvous_setup(struct smc_sock *smc, struct smc_sock *child,
 	if (rc)
 		goto out_child;
 
-	cpeer.token = child->conn.rmb_token;
+	cpeer.token = child->conn.smcd.rmb_token;
 	rc = smcd_conn_register(smc, smcd_dev_hold(dev), &cpeer);
 	if (rc) {
 		smcd_dev_put(dev);
 		goto out_child;
 	}
-	rc = smcd_conn_attach(smc, child->conn.rmb_token, cpeer.conn);
+	rc = smcd_conn_attach(smc, child->conn.smcd.rmb_token, cpeer.conn);
 	if (!rc)
 		rc = smcd_lgr_join(smc, &dev->gid, SMCD_LGR_CLIENT, first,
 				   &cfirst);
 	if (!rc)
-		rc = smcd_conn_attach(child, smc->conn.rmb_token, speer.conn);
+		rc = smcd_conn_attach(child, smc->conn.smcd.rmb_token,
+				      speer.conn);
 	if (rc)
 		goto out_both;
 

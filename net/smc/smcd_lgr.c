@@ -163,7 +163,8 @@ int smcd_lgr_join(struct smc_sock *smc, const struct smcd_gid *peer,
 	mutex_lock(&smcd_lgrs_lock);
 	if (!create) {
 		list_for_each_entry(l, &smcd_lgrs, list) {
-			if (smcd_lgr_match(l, c->dev, peer, role, net_cookie)) {
+			if (smcd_lgr_match(l, c->smcd.dev, peer, role,
+					   net_cookie)) {
 				lgr = l;
 				break;
 			}
@@ -172,11 +173,11 @@ int smcd_lgr_join(struct smc_sock *smc, const struct smcd_gid *peer,
 	*first = !lgr;
 	if (!lgr) {
 		if (!create && role == SMCD_LGR_CLIENT &&
-		    !smcd_gid_equal(peer, &c->dev->gid)) {
+		    !smcd_gid_equal(peer, &c->smcd.dev->gid)) {
 			mutex_unlock(&smcd_lgrs_lock);
 			return -ENOLINK;
 		}
-		lgr = smcd_lgr_create(c->dev, peer, role, net_cookie);
+		lgr = smcd_lgr_create(c->smcd.dev, peer, role, net_cookie);
 		if (!lgr) {
 			mutex_unlock(&smcd_lgrs_lock);
 			return -ENOMEM;
@@ -194,10 +195,10 @@ int smcd_lgr_join(struct smc_sock *smc, const struct smcd_gid *peer,
 	}
 	lgr->conns++;
 	lgr->dmb_alloc += c->rmb_len;
-	c->lgr = lgr;
+	c->smcd.lgr = lgr;
 	c->alert_token = token;
 	c->lgr_id = lgr->id;
-	c->peer_gid = *peer;
+	c->smcd.peer_gid = *peer;
 	mutex_unlock(&smcd_lgrs_lock);
 	return 0;
 }
@@ -206,7 +207,7 @@ int smcd_lgr_join(struct smc_sock *smc, const struct smcd_gid *peer,
 void smcd_lgr_leave(struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
-	struct smcd_lgr *lgr = c->lgr;
+	struct smcd_lgr *lgr = c->smcd.lgr;
 
 	if (!lgr)
 		return;
@@ -222,13 +223,13 @@ void smcd_lgr_leave(struct smc_sock *smc)
 					   smcd_lgr_linger(lgr));
 	}
 	mutex_unlock(&smcd_lgrs_lock);
-	c->lgr = NULL;
+	c->smcd.lgr = NULL;
 }
 
 /* First contact: what the peer's Accept or Confirm @a tells of it */
 void smcd_lgr_note_peer(struct smc_sock *smc, const struct smc_clc_accept *a)
 {
-	struct smcd_lgr *lgr = smc->conn.lgr;
+	struct smcd_lgr *lgr = smc->conn.smcd.lgr;
 
 	if (!lgr)
 		return;
@@ -248,7 +249,7 @@ void smcd_lgr_note_peer(struct smc_sock *smc, const struct smc_clc_accept *a)
  */
 void smcd_lgr_stale(struct smc_sock *smc)
 {
-	struct smcd_lgr *lgr = smc->conn.lgr;
+	struct smcd_lgr *lgr = smc->conn.smcd.lgr;
 
 	if (!lgr)
 		return;

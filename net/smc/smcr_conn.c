@@ -42,14 +42,14 @@ static bool smcr_conn_diag(struct smc_sock *smc, struct smc_conn_diag *d,
 	d->peer_len = c->peer_len;
 
 	spin_lock_bh(&c->tx_lock);
-	link = c->link;
-	if (c->rlgr && link && !c->torn) {
+	link = c->smcr.link;
+	if (c->smcr.rlgr && link && !c->smcr.torn) {
 		l->link_id = link->id;
 		strscpy((char *)l->ibname, link->ibname, sizeof(l->ibname));
 		l->ibport = link->port;
 		smc_gid_str((char *)l->gid, link->gid);
 		smc_gid_str((char *)l->peer_gid, link->peer_gid);
-		li->role = c->rlgr->role;
+		li->role = c->smcr.rlgr->role;
 		ok = true;
 	}
 	spin_unlock_bh(&c->tx_lock);
@@ -60,16 +60,16 @@ static bool smcr_conn_diag(struct smc_sock *smc, struct smc_conn_diag *d,
 void smcr_conn_teardown(struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
-	struct smcr_lgr *lgr = c->rlgr;
+	struct smcr_lgr *lgr = c->smcr.rlgr;
 	struct smcr_slot *slot;
 
 	if (!lgr)
 		return;
 	/* a move of the connection finds it gone and leaves it alone */
 	spin_lock_bh(&c->tx_lock);
-	c->torn = true;
-	slot = c->tx_slot;
-	c->tx_slot = NULL;
+	c->smcr.torn = true;
+	slot = c->smcr.tx_slot;
+	c->smcr.tx_slot = NULL;
 	spin_unlock_bh(&c->tx_lock);
 	if (slot)
 		smcr_slot_put(slot);
@@ -80,27 +80,27 @@ void smcr_conn_teardown(struct smc_sock *smc)
 	 * one waits for such handlers).
 	 */
 	smcr_lgr_del_conn(smc);
-	if (c->orphan)
+	if (c->smcr.orphan)
 		atomic_dec(&lgr->orphans);
-	smcr_rtok_put(lgr, c->rtok);
-	c->rtok = -1;
+	smcr_rtok_put(lgr, c->smcr.rtok);
+	c->smcr.rtok = -1;
 	smc_ring_clear(&c->tx);
-	if (c->rmb_buf)
+	if (c->smcr.rmb_buf)
 		smc_stats_buf_put(smc->stats, SMC_STATS_R, true,
-				  c->rmb_buf->len);
-	if (c->snd_buf)
+				  c->smcr.rmb_buf->len);
+	if (c->smcr.snd_buf)
 		smc_stats_buf_put(smc->stats, SMC_STATS_R, false,
-				  c->snd_buf->len);
+				  c->smcr.snd_buf->len);
 	/* the peer may still hold rkeys of a kept RMB */
-	if (c->rmb_kept)
-		smcr_buf_retire(lgr, c->rmb_buf);
+	if (c->smcr.rmb_kept)
+		smcr_buf_retire(lgr, c->smcr.rmb_buf);
 	else
-		smcr_buf_put(lgr, c->rmb_buf);
-	smcr_buf_put(lgr, c->snd_buf);
-	c->rmb_buf = NULL;
-	c->snd_buf = NULL;
-	c->rlgr = NULL;
-	c->link = NULL;
+		smcr_buf_put(lgr, c->smcr.rmb_buf);
+	smcr_buf_put(lgr, c->smcr.snd_buf);
+	c->smcr.rmb_buf = NULL;
+	c->smcr.snd_buf = NULL;
+	c->smcr.rlgr = NULL;
+	c->smcr.link = NULL;
 	smcr_lgr_put(lgr);
 }
 
@@ -113,13 +113,13 @@ void smcr_conn_teardown(struct smc_sock *smc)
 static bool smcr_peer_stopped(const struct smc_conn *c)
 {
 	lockdep_assert_held(&c->rx_lock);
-	return c->peer_stopped;
+	return c->smcr.peer_stopped;
 }
 
 void smcr_conn_release_work(struct work_struct *work)
 {
 	struct smc_sock *smc = container_of(work, struct smc_sock,
-					    conn.release_work);
+					    conn.smcr.release_work);
 
 	smcr_conn_teardown(smc);
 	sock_put(&smc->sk);
@@ -138,7 +138,7 @@ void smcr_conn_release(struct smc_sock *smc)
 {
 	struct net *net = sock_net(&smc->sk);
 	struct smc_conn *c = &smc->conn;
-	struct smcr_lgr *lgr = c->rlgr;
+	struct smcr_lgr *lgr = c->smcr.rlgr;
 	unsigned long end = jiffies;
 	bool now;
 
@@ -150,11 +150,11 @@ void smcr_conn_release(struct smc_sock *smc)
 	now = smcr_peer_stopped(c);
 	if (!now) {
 		sock_hold(&smc->sk);
-		c->orphan = true;
+		c->smcr.orphan = true;
 		if (atomic_inc_return(&lgr->orphans) <= SMCR_ORPHANS_MAX)
 			end += max(READ_ONCE(net->ipv4.sysctl_tcp_fin_timeout),
 				   0);
-		c->orphan_end = end;
+		c->smcr.orphan_end = end;
 		/* the group outlives the timer's arming */
 		refcount_inc(&lgr->refs);
 	}
@@ -181,12 +181,12 @@ bool smcr_conn_orphan_due(struct smc_sock *smc, unsigned long *next,
 
 	lockdep_assert_held(&smcr_lgrs_lock);
 	smc_rx_write_lock(c);
-	if (c->orphan && !c->release_queued) {
-		if (time_after_eq(jiffies, c->orphan_end)) {
-			c->release_queued = true;
+	if (c->smcr.orphan && !c->smcr.release_queued) {
+		if (time_after_eq(jiffies, c->smcr.orphan_end)) {
+			c->smcr.release_queued = true;
 			due = true;
-		} else if (!*later || time_before(c->orphan_end, *next)) {
-			*next = c->orphan_end;
+		} else if (!*later || time_before(c->smcr.orphan_end, *next)) {
+			*next = c->smcr.orphan_end;
 			*later = true;
 		}
 	}
@@ -208,8 +208,8 @@ void smcr_conn_reap(struct smc_sock *smc)
 
 	lock_sock(&smc->sk);
 	smc_send_conn_flags(smc, SMC_CDC_CS_ABORT);
-	WRITE_ONCE(c->tx_dead, true);
-	c->rmb_kept = true;
+	WRITE_ONCE(c->smcr.tx_dead, true);
+	c->smcr.rmb_kept = true;
 	release_sock(&smc->sk);
 	smcr_conn_teardown(smc);
 	sock_put(&smc->sk);	/* the orphan's */
@@ -222,12 +222,13 @@ void smcr_conn_peer_done(struct smc_sock *smc)
 	bool queue;
 
 	smc_rx_write_lock(c);
-	queue = c->orphan && !c->release_queued && smcr_peer_stopped(c);
+	queue = c->smcr.orphan && !c->smcr.release_queued &&
+		smcr_peer_stopped(c);
 	if (queue)
-		c->release_queued = true;
+		c->smcr.release_queued = true;
 	smc_rx_write_unlock(c);
 	if (queue)
-		queue_work(smc_wq, &c->release_work);
+		queue_work(smc_wq, &c->smcr.release_work);
 }
 
 /*

@@ -177,7 +177,7 @@ static int smcr_route_direct(struct sock *clcsk, const u8 *gid, bool *direct)
 static int smcr_conn_bufs(struct smc_sock *smc, bool rmb, u8 peer_comp)
 {
 	struct smc_conn *c = &smc->conn;
-	struct smcr_lgr *lgr = c->rlgr;
+	struct smcr_lgr *lgr = c->smcr.rlgr;
 	bool reused = false;
 	struct smcr_buf *buf;
 	u8 comp;
@@ -190,7 +190,7 @@ static int smcr_conn_bufs(struct smc_sock *smc, bool rmb, u8 peer_comp)
 			return -ENOMEM;
 		smc_stats_buf_get(smc->stats, SMC_STATS_R, true, buf->len,
 				  reused, buf->comp < comp);
-		c->rmb_buf = buf;
+		c->smcr.rmb_buf = buf;
 		c->rx.flat = buf->cpu;
 		c->rmb_len = buf->len;
 		c->rmb_ring = buf->len;
@@ -210,7 +210,7 @@ static int smcr_conn_bufs(struct smc_sock *smc, bool rmb, u8 peer_comp)
 		return -ENOMEM;
 	smc_stats_buf_get(smc->stats, SMC_STATS_R, false, buf->len, reused,
 			  false);
-	c->snd_buf = buf;
+	c->smcr.snd_buf = buf;
 	c->peer_len = buf->len;
 	c->tx_ring = buf->len;
 	c->tx.flat = buf->cpu;
@@ -227,14 +227,14 @@ static int smcr_conn_bufs(struct smc_sock *smc, bool rmb, u8 peer_comp)
 static int smcr_conn_rmb(struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
-	struct smcr_lgr *lgr = c->rlgr;
+	struct smcr_lgr *lgr = c->smcr.rlgr;
 	int rc;
 
 	if (mutex_lock_killable(&lgr->llc_flow))
 		return -EINTR;
 	rc = smcr_conn_bufs(smc, true, 0);
 	if (!rc && lgr->ready)
-		rc = smcr_llc_confirm_rkey(lgr, c->link, c->rmb_buf);
+		rc = smcr_llc_confirm_rkey(lgr, c->smcr.link, c->smcr.rmb_buf);
 	mutex_unlock(&lgr->llc_flow);
 	return rc;
 }
@@ -254,19 +254,21 @@ static int smcr_conn_peer(struct smc_conn *c, struct smcr_link *link,
 
 	if (!link)
 		return -ENOLINK;
-	rtok = smcr_rtok_add(c->rlgr, link->idx, a->r.rkey,
+	rtok = smcr_rtok_add(c->smcr.rlgr, link->idx, a->r.rkey,
 			     a->r.rmb_dma_addr);
 	if (rtok < 0)
 		return rtok;
 	/* under tx_lock as a failover's writes, which may come meanwhile */
 	spin_lock_bh(&c->tx_lock);
-	c->rtok = rtok;
-	c->peer_alert = a->r.alert_token;
-	c->peer_rmb_addr = a->r.rmb_dma_addr;
-	c->peer_rkey = a->r.rkey;
-	if (c->link != link)
-		known = smcr_rtok_get_link(c->rlgr, rtok, c->link->idx,
-					   &c->peer_rkey, &c->peer_rmb_addr);
+	c->smcr.rtok = rtok;
+	c->smcr.peer_alert = a->r.alert_token;
+	c->smcr.peer_rmb_addr = a->r.rmb_dma_addr;
+	c->smcr.peer_rkey = a->r.rkey;
+	if (c->smcr.link != link)
+		known = smcr_rtok_get_link(c->smcr.rlgr, rtok,
+					   c->smcr.link->idx,
+					   &c->smcr.peer_rkey,
+					   &c->smcr.peer_rmb_addr);
 	spin_unlock_bh(&c->tx_lock);
 	return known ? 0 : -ENOLINK;
 }
@@ -298,8 +300,8 @@ static void smcr_fill_r(struct smc_clc_accept *a, u8 type, bool first,
 			const struct smc_sock *smc)
 {
 	const struct smc_conn *c = &smc->conn;
-	const struct smcr_link *link = c->link;
-	const struct smcr_lgr *lgr = c->rlgr;
+	const struct smcr_link *link = c->smcr.link;
+	const struct smcr_lgr *lgr = c->smcr.rlgr;
 
 	a->type = type;
 	a->version = lgr->version;
@@ -309,14 +311,14 @@ static void smcr_fill_r(struct smc_clc_accept *a, u8 type, bool first,
 	memcpy(a->r.gid, link->gid, SMC_CLC_GID_LEN);
 	memcpy(a->r.mac, link->mac, SMC_CLC_MAC_LEN);
 	a->r.qpn = link->qp_num;
-	a->r.rkey = c->rmb_buf->map[link->idx].rkey;
+	a->r.rkey = c->smcr.rmb_buf->map[link->idx].rkey;
 	a->r.rmbe_idx = 1;
 	a->r.alert_token = c->alert_token;
-	a->r.rmbe_size = c->rmb_buf->comp;
+	a->r.rmbe_size = c->smcr.rmb_buf->comp;
 	/* a first Accept offers our port's MTU; later ones the path's */
 	a->r.qp_mtu = type == SMC_CLC_ACCEPT && first ? link->port_mtu :
 		      link->mtu;
-	a->r.rmb_dma_addr = c->rmb_buf->map[link->idx].iova;
+	a->r.rmb_dma_addr = c->smcr.rmb_buf->map[link->idx].iova;
 	a->r.psn = link->psn;
 	if (!first || lgr->version == SMC_V1)
 		return;
@@ -571,7 +573,7 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 		}
 	}
 	smc_conn_init(&smc->conn);
-	INIT_WORK(&smc->conn.release_work, smcr_conn_release_work);
+	INIT_WORK(&smc->conn.smcr.release_work, smcr_conn_release_work);
 	rc = smcr_lgr_add_conn(lgr, smc, link);
 	if (rc) {
 		if (first)
@@ -639,12 +641,12 @@ static void smcr_listen_abort(struct smc_sock *child, u32 token)
 	struct smc_conn *c = &child->conn;
 	int rc;
 
-	c->rmb_kept = true;
-	if (smcr_lgr_peer_token_used(c->rlgr, token, child))
+	c->smcr.rmb_kept = true;
+	if (smcr_lgr_peer_token_used(c->smcr.rlgr, token, child))
 		return;
 	rc = smcr_tx_prepare(child, false);
 	spin_lock_bh(&c->tx_lock);
-	c->peer_alert = token;
+	c->smcr.peer_alert = token;
 	c->tx_conn_flags |= SMC_CDC_CS_ABORT;
 	if (!rc)
 		smcr_tx_write(child);
@@ -751,7 +753,7 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs, u8 version)
 		       p->roce_gid : p->roce_v2_gid, SMC_CLC_GID_LEN);
 	}
 	smc_conn_init(&child->conn);
-	INIT_WORK(&child->conn.release_work, smcr_conn_release_work);
+	INIT_WORK(&child->conn.smcr.release_work, smcr_conn_release_work);
 	rc = smcr_lgr_add_conn(lgr, child, NULL);
 	if (rc) {
 		if (first)

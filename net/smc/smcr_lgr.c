@@ -159,12 +159,12 @@ static void smcr_lgr_abort_conns(struct smcr_lgr *lgr)
 
 	rcu_read_lock();
 	xa_for_each(&lgr->conns_by_token, token, smc) {
-		WRITE_ONCE(smc->conn.tx_dead, true);
+		WRITE_ONCE(smc->conn.smcr.tx_dead, true);
 		/* as if the peer had aborted: readers and writers wake; its
 		 * writes are over, with the QPs
 		 */
 		smc_rx_write_lock(&smc->conn);
-		smc->conn.peer_stopped = true;
+		smc->conn.smcr.peer_stopped = true;
 		v.prod = smc->conn.peer_prod;
 		v.cons = smc->conn.peer_cons;
 		v.prod_flags = smc->conn.peer_prod_flags;
@@ -675,7 +675,7 @@ int smcr_lgr_add_conn(struct smcr_lgr *lgr, struct smc_sock *smc,
 	u32 token;
 	int rc;
 
-	c->rtok = -1;
+	c->smcr.rtok = -1;
 	mutex_lock(&smcr_lgrs_lock);
 	if (!link)
 		link = smcr_lgr_pick_link(lgr);
@@ -699,8 +699,8 @@ int smcr_lgr_add_conn(struct smcr_lgr *lgr, struct smc_sock *smc,
 		c->alert_token = token;
 		c->lgr_id = lgr->id;
 		WRITE_ONCE(c->ops, &smcr_conn_ops);
-		c->rlgr = lgr;
-		c->link = link;
+		c->smcr.rlgr = lgr;
+		c->smcr.link = link;
 	}
 	mutex_unlock(&smcr_lgrs_lock);
 	return rc;
@@ -721,7 +721,7 @@ unsigned int smcr_lgr_link_conns(struct smcr_lgr *lgr, struct smcr_link *link,
 	xa_for_each(&lgr->conns_by_token, token, smc) {
 		if (n == max)
 			break;
-		if (READ_ONCE(smc->conn.link) != link)
+		if (READ_ONCE(smc->conn.smcr.link) != link)
 			continue;
 		sock_hold(&smc->sk);
 		out[n++] = smc;
@@ -744,7 +744,8 @@ bool smcr_lgr_peer_token_used(struct smcr_lgr *lgr, u32 token,
 
 	mutex_lock(&smcr_lgrs_lock);
 	xa_for_each(&lgr->conns_by_token, t, smc) {
-		if (smc != self && READ_ONCE(smc->conn.peer_alert) == token) {
+		if (smc != self &&
+		    READ_ONCE(smc->conn.smcr.peer_alert) == token) {
 			used = true;
 			break;
 		}
@@ -761,7 +762,7 @@ bool smcr_lgr_peer_token_used(struct smcr_lgr *lgr, u32 token,
 void smcr_lgr_del_conn(struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
-	struct smcr_lgr *lgr = c->rlgr;
+	struct smcr_lgr *lgr = c->smcr.rlgr;
 
 	if (!lgr)
 		return;
@@ -812,7 +813,7 @@ void smcr_lgr_rx_cdc(struct smcr_lgr *lgr, const u8 *buf, u32 len)
 	/* a stale CDC's close flags do not stop the peer's writes */
 	if (smc_conn_rx_cdc(smc, &v) && v.conn_state_flags) {
 		smc_rx_write_lock(c);
-		c->peer_stopped = true;
+		c->smcr.peer_stopped = true;
 		smc_rx_write_unlock(c);
 		smcr_conn_peer_done(smc);
 	}
@@ -1044,7 +1045,7 @@ static void smcr_lgr_link_info(struct smcr_lgr *lgr, struct smcr_link *link,
 		li->ifindex = dev->ndev_ifindex[link->port - 1];
 	spin_unlock_bh(&dev->lock);
 	xa_for_each(&lgr->conns_by_token, token, smc)
-		if (READ_ONCE(smc->conn.link) == link)
+		if (READ_ONCE(smc->conn.smcr.link) == link)
 			li->conns++;
 }
 

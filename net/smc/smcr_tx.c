@@ -28,6 +28,13 @@
 #include "smcr_dev.h"
 #include "smcr_link.h"
 
+/* The connection left @link for another one, or can go nowhere */
+static bool smcr_tx_moved(struct smc_conn *c, struct smcr_link *link)
+{
+	return (READ_ONCE(c->smcr.link) != link &&
+		!READ_ONCE(c->smcr.tx_moving)) || READ_ONCE(c->smcr.tx_dead);
+}
+
 /*
  * A slot for the next CDC of the connection: may wait up to
  * SMCR_SLOT_WAIT when the link's send queue is full.  While the
@@ -48,26 +55,27 @@
 int smcr_tx_prepare(struct smc_sock *smc, bool killable)
 {
 	struct smc_conn *c = &smc->conn;
-	struct smcr_lgr *lgr = c->rlgr;
+	struct smcr_lgr *lgr = c->smcr.rlgr;
 	struct smcr_link *link;
 	struct smcr_slot *slot;
 	bool taken;
 	long left;
 
 	smc_owned_by_me(smc);
-	if (c->tx_slot)
+	if (c->smcr.tx_slot)
 		return 0;
 	for (;;) {
-		if (READ_ONCE(c->tx_dead))
+		if (READ_ONCE(c->smcr.tx_dead))
 			return -EPIPE;
-		link = READ_ONCE(c->link);
-		if (!READ_ONCE(c->tx_moving)) {
+		link = READ_ONCE(c->smcr.link);
+		if (!READ_ONCE(c->smcr.tx_moving)) {
 			slot = smcr_slot_get(link, true);
 			if (!IS_ERR(slot)) {
 				spin_lock_bh(&c->tx_lock);
-				taken = c->link == link && !c->tx_moving;
+				taken = c->smcr.link == link &&
+					!c->smcr.tx_moving;
 				if (taken)
-					c->tx_slot = slot;
+					c->smcr.tx_slot = slot;
 				spin_unlock_bh(&c->tx_lock);
 				if (taken)
 					return 0;
@@ -78,9 +86,7 @@ int smcr_tx_prepare(struct smc_sock *smc, bool killable)
 				return -EINTR;
 		}
 		left = wait_event_killable_timeout(lgr->moved_wq,
-						   (READ_ONCE(c->link) != link &&
-						    !READ_ONCE(c->tx_moving)) ||
-						   READ_ONCE(c->tx_dead),
+						   smcr_tx_moved(c, link),
 						   SMCR_FAILOVER_WAIT);
 		if (left < 0)
 			return -EINTR;
@@ -97,7 +103,7 @@ int smcr_tx_prepare(struct smc_sock *smc, bool killable)
 static void __smcr_tx_write(struct smc_sock *smc, struct smcr_slot *slot)
 {
 	struct smc_conn *c = &smc->conn;
-	struct smcr_link *link = c->link;
+	struct smcr_link *link = c->smcr.link;
 	struct ib_device *ibdev = link->dev->ibdev;
 	struct ib_rdma_wr wr[2] = {};
 	struct smcr_buf_map *mp = NULL;
@@ -110,15 +116,15 @@ static void __smcr_tx_write(struct smc_sock *smc, struct smcr_slot *slot)
 	len = smc_curs_diff(c->tx_ring, &c->tx_prod_sent, &c->tx_prod);
 	off = c->tx_prod_sent.count;
 	if (len) {
-		mp = &c->snd_buf->map[link->idx];
+		mp = &c->smcr.snd_buf->map[link->idx];
 		/* vmalloc'ed: gathered through its memory region */
-		if (c->snd_buf->virt)
+		if (c->smcr.snd_buf->virt)
 			smcr_buf_sync_pages(ibdev, mp);
 	}
 	while (len && n < 2) {
 		chunk = min(len, c->tx_ring - off);
 		sge[n].length = chunk;
-		if (c->snd_buf->virt) {
+		if (c->smcr.snd_buf->virt) {
 			sge[n].addr = mp->iova + off;
 			sge[n].lkey = mp->mr->lkey;
 		} else {
@@ -130,15 +136,15 @@ static void __smcr_tx_write(struct smc_sock *smc, struct smcr_slot *slot)
 		wr[n].wr.opcode = IB_WR_RDMA_WRITE;
 		wr[n].wr.sg_list = &sge[n];
 		wr[n].wr.num_sge = 1;
-		wr[n].remote_addr = c->peer_rmb_addr + off;
-		wr[n].rkey = c->peer_rkey;
+		wr[n].remote_addr = c->smcr.peer_rmb_addr + off;
+		wr[n].rkey = c->smcr.peer_rkey;
 		n++;
 		len -= chunk;
 		off = 0;
 	}
 
 	m.seqno = ++c->cdc_tx_seq;
-	m.token = c->peer_alert;
+	m.token = c->smcr.peer_alert;
 	m.prod = c->tx_prod;
 	/* recvmsg moves it under rx_lock, not ours: whole, never torn */
 	m.cons = smc_rx_curs(c, &c->rx_cons);
@@ -153,7 +159,7 @@ static void __smcr_tx_write(struct smc_sock *smc, struct smcr_slot *slot)
 	slot->seq = c->cdc_tx_seq;
 	slot->token = c->alert_token;
 	/* a failed post takes the link down; the connection moves */
-	smcr_slot_post_writes(slot, wr, n, c->snd_buf);
+	smcr_slot_post_writes(slot, wr, n, c->smcr.snd_buf);
 	c->rx_cons_sent = m.cons;
 	c->tx_prod_sent = m.prod;
 }
@@ -169,13 +175,13 @@ void smcr_tx_write(struct smc_sock *smc)
 	struct smcr_slot *slot;
 
 	lockdep_assert_held(&c->tx_lock);
-	slot = c->tx_slot;
+	slot = c->smcr.tx_slot;
 	if (!slot)
 		return;
-	c->tx_slot = NULL;
-	if (c->tx_moving || slot->link != c->link) {
+	c->smcr.tx_slot = NULL;
+	if (c->smcr.tx_moving || slot->link != c->smcr.link) {
 		smcr_slot_put(slot);
-		c->tx_owed = true;
+		c->smcr.tx_owed = true;
 		return;
 	}
 	__smcr_tx_write(smc, slot);
@@ -192,11 +198,11 @@ void smcr_conn_hold(struct smc_sock *smc, struct smcr_link *from)
 	struct smcr_slot *slot = NULL;
 
 	spin_lock_bh(&c->tx_lock);
-	if (!c->torn && c->link == from) {
-		c->tx_moving = true;
-		slot = c->tx_slot;
-		c->tx_slot = NULL;
-		c->tx_owed |= !!slot;
+	if (!c->smcr.torn && c->smcr.link == from) {
+		c->smcr.tx_moving = true;
+		slot = c->smcr.tx_slot;
+		c->smcr.tx_slot = NULL;
+		c->smcr.tx_owed |= !!slot;
 	}
 	spin_unlock_bh(&c->tx_lock);
 	if (slot)
@@ -237,17 +243,17 @@ int smcr_conn_failover(struct smc_sock *smc, struct smcr_lgr *lgr,
 	}
 	cons = smc_rx_curs(c, &c->peer_cons);
 	spin_lock_bh(&c->tx_lock);
-	if (c->torn || c->link != from) {
+	if (c->smcr.torn || c->smcr.link != from) {
 		spin_unlock_bh(&c->tx_lock);
 		goto out;
 	}
-	if (c->rtok >= 0)
-		known = smcr_rtok_get_link(lgr, c->rtok, to->idx, &rkey,
+	if (c->smcr.rtok >= 0)
+		known = smcr_rtok_get_link(lgr, c->smcr.rtok, to->idx, &rkey,
 					   &addr);
-	WRITE_ONCE(c->link, to);
+	WRITE_ONCE(c->smcr.link, to);
 	if (!known || !slot[2]) {
 		/* a CDC with the abort and no data, if we can */
-		WRITE_ONCE(c->tx_dead, true);
+		WRITE_ONCE(c->smcr.tx_dead, true);
 		c->tx_conn_flags |= SMC_CDC_CS_ABORT;
 		if (smc_ring_set(&c->tx) && slot[0]) {
 			c->tx_prod_sent = c->tx_prod;
@@ -256,14 +262,14 @@ int smcr_conn_failover(struct smc_sock *smc, struct smcr_lgr *lgr,
 		}
 		rc = -ENOLINK;
 	} else {
-		if (c->rtok >= 0) {
-			c->peer_rkey = rkey;
-			c->peer_rmb_addr = addr;
+		if (c->smcr.rtok >= 0) {
+			c->smcr.peer_rkey = rkey;
+			c->smcr.peer_rmb_addr = addr;
 		}
 		if (smc_ring_set(&c->tx)) {
 			c->tx_prod_sent = cons;
 			m.seqno = READ_ONCE(c->cdc_tx_done);
-			m.token = c->peer_alert;
+			m.token = c->smcr.peer_alert;
 			m.prod_flags = SMC_CDC_PF_FAILOVER;
 			smcr_cdc_build(slot[0]->buf, SMCR_SLOT_LEN, &m);
 			smcr_slot_post(slot[0]);
@@ -271,13 +277,13 @@ int smcr_conn_failover(struct smc_sock *smc, struct smcr_lgr *lgr,
 			slot[0] = NULL;
 			slot[1] = NULL;
 		}
-		if (c->tx_owed && !c->tx_slot) {
-			c->tx_slot = slot[2];
+		if (c->smcr.tx_owed && !c->smcr.tx_slot) {
+			c->smcr.tx_slot = slot[2];
 			slot[2] = NULL;
 		}
 	}
-	c->tx_owed = false;
-	c->tx_moving = false;
+	c->smcr.tx_owed = false;
+	c->smcr.tx_moving = false;
 	spin_unlock_bh(&c->tx_lock);
 	if (rc)
 		smcr_conn_lost(smc);
