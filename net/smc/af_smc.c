@@ -111,7 +111,6 @@ void smc_sock_setup(struct sock *sk)
 {
 	struct smc_sock *smc = smc_sk(sk);
 	struct net *net = sock_net(sk);
-	struct smc_net *sn;
 
 	/* a child has no socket yet to take the type from */
 	sk->sk_type = SOCK_STREAM;
@@ -120,13 +119,12 @@ void smc_sock_setup(struct sock *sk)
 	/* clcsock callbacks may still look at us until a grace period ends */
 	sock_set_flag(sk, SOCK_RCU_FREE);
 
-	sn = smc_net(net);
-	WRITE_ONCE(sk->sk_sndbuf, 2 * READ_ONCE(sn->wmem));
-	WRITE_ONCE(sk->sk_rcvbuf, 2 * READ_ONCE(sn->rmem));
+	WRITE_ONCE(sk->sk_sndbuf, 2 * smc_net_wmem(net));
+	WRITE_ONCE(sk->sk_rcvbuf, 2 * smc_net_rmem(net));
 
 	smc->path = SMC_PATH_TCP;
-	smc->limit_hs = READ_ONCE(sn->limit_smc_hs);
-	smc->stats = sn->stats;
+	smc->limit_hs = smc_net_limit_hs(net);
+	smc->stats = smc_net_stats(net);
 	INIT_WORK(&smc->connect_work, smc_connect_work);
 	INIT_WORK(&smc->handshake_work, smc_handshake_work);
 	INIT_LIST_HEAD(&smc->accept_node);

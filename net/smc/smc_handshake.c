@@ -117,7 +117,7 @@ int smc_connect_handshake(struct smc_sock *smc)
 {
 	struct smc_clc_proposal *p;
 	struct smc_clc_accept *a;
-	struct smc_net *sn;
+	struct smc_net_smcr sp;
 	struct smc_hs *hs;
 	int rc, len;
 
@@ -169,9 +169,9 @@ int smc_connect_handshake(struct smc_sock *smc)
 				     hs->smcd->chid);
 	if (hs->smcr) {
 		memcpy(p->roce_v2_gid, hs->gi.gid, SMC_CLC_GID_LEN);
-		sn = smc_net(sock_net(&smc->sk));
-		p->max_conns = READ_ONCE(sn->smcr_max_conns_per_lgr);
-		p->max_links = READ_ONCE(sn->smcr_max_links_per_lgr);
+		smc_net_smcr(sock_net(&smc->sk), &sp);
+		p->max_conns = sp.max_conns;
+		p->max_links = sp.max_links;
 	}
 	len = smc_clc_build_proposal(hs->buf, sizeof(hs->buf), p);
 	/* the SYN-ACK ended TCP's hold; the Accept's ACK rides on Confirm */

@@ -443,7 +443,6 @@ static int smc_nl_get_dev_d(struct sk_buff *skb, struct netlink_callback *cb)
 static int smc_nl_get_hs_limit(struct sk_buff *skb,
 			       struct netlink_callback *cb)
 {
-	struct smc_net *sn = smc_net(sock_net(skb->sk));
 	void *hdr;
 
 	if (SMC_NL_DONE(cb))
@@ -452,7 +451,7 @@ static int smc_nl_get_hs_limit(struct sk_buff *skb,
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u8(skb, SMC_NLA_HS_LIMITATION_ENABLED,
-		       READ_ONCE(sn->limit_smc_hs))) {
+		       smc_net_limit_hs(sock_net(skb->sk)))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -464,14 +463,14 @@ static int smc_nl_get_hs_limit(struct sk_buff *skb,
 static int smc_nl_enable_hs_limit(struct sk_buff *skb,
 				  struct genl_info *info)
 {
-	WRITE_ONCE(smc_net(genl_info_net(info))->limit_smc_hs, 1);
+	smc_net_set_limit_hs(genl_info_net(info), true);
 	return 0;
 }
 
 static int smc_nl_disable_hs_limit(struct sk_buff *skb,
 				   struct genl_info *info)
 {
-	WRITE_ONCE(smc_net(genl_info_net(info))->limit_smc_hs, 0);
+	smc_net_set_limit_hs(genl_info_net(info), false);
 	return 0;
 }
 

@@ -2,9 +2,9 @@
 /*
  * Shared Memory Communications: the state of a network namespace.
  *
- * Its net.smc sysctls (smc_sysctl.c, Documentation/networking/
- * smc-sysctl.rst), statistics (smc_stats.h) and PNET ID table
- * (smc_pnet.c).
+ * Its net.smc sysctls (Documentation/networking/smc-sysctl.rst),
+ * statistics (smc_stats.h), PNET ID table (smc_pnet.c) and SMC-D DMB
+ * count, behind accessors: struct smc_net is smc_netns.c's own.
  */
 #ifndef _SMC_NETNS_H
 #define _SMC_NETNS_H
@@ -16,7 +16,6 @@
 
 #include "smc_stats.h"
 
-struct ctl_table_header;
 struct net;
 
 #define SMC_DEFAULT_BUFSIZE	(64 * 1024)	/* net.smc.wmem/rmem */
@@ -36,45 +35,48 @@ enum {
 	SMCR_BUF_MIXED,		/* contiguous pages if cheap, else vmalloc */
 };
 
-/* smc_netns.c */
-struct smc_net {
-	/* net.smc sysctls, see Documentation/networking/smc-sysctl.rst */
-	int			wmem;
-	int			rmem;
-	int			limit_smc_hs;	/* 0 or 1 */
-	unsigned int		autocorking_size;
-	unsigned int		smcr_buf_type;	/* SMCR_BUF_* */
-	int			smcr_testlink_time;	/* jiffies, 0: off */
-	int			smcr_max_links_per_lgr;
-	int			smcr_max_conns_per_lgr;
-	unsigned int		smcr_max_send_wr;	/* send slots a link */
-	unsigned int		smcr_max_recv_wr;	/* receives a link */
-	struct ctl_table_header	*sysctl;
-	struct smc_stats __percpu *stats;
-	struct smc_fback_stats	fback;
-	struct mutex		pnet_lock;	/* pnet_list */
-	struct list_head	pnet_list;	/* the PNET ID table */
-	/* DMBs our SMC-D connections own here; not counted in init_net */
-	atomic_t		smcd_dmbs;
+/* The PNET ID table of a network namespace (smc_pnet.c) */
+struct smc_pnet_table {
+	struct mutex		lock;		/* list */
+	struct list_head	list;		/* of struct smc_pnet_entry */
 };
 
-struct smc_net *smc_net(const struct net *net);
+/* What a new SMC-R link group takes from the net.smc sysctls */
+struct smc_net_smcr {
+	int		testlink_time;	/* jiffies, 0: off */
+	unsigned int	buf_type;	/* SMCR_BUF_* */
+	unsigned int	send_wr;	/* send slots a link */
+	unsigned int	recv_wr;	/* receives a link */
+	int		max_links;	/* per link group */
+	int		max_conns;	/* per link group */
+};
+
+/*
+ * smc_netns.c: the state of a namespace is private to it; these read
+ * and change it.  A sysctl is read when something starts (a socket, a
+ * link group), so a change applies to what starts later.
+ */
+int smc_net_wmem(const struct net *net);
+int smc_net_rmem(const struct net *net);
+bool smc_net_limit_hs(const struct net *net);
+void smc_net_set_limit_hs(struct net *net, bool on);
+unsigned int smc_net_autocork_size(const struct net *net);
+void smc_net_smcr(const struct net *net, struct smc_net_smcr *p);
+struct smc_stats __percpu *smc_net_stats(const struct net *net);
+struct smc_fback_stats *smc_net_fback(const struct net *net);
+struct smc_pnet_table *smc_net_pnet(const struct net *net);
+atomic_t *smc_net_smcd_dmbs(const struct net *net);
 int smc_netns_init(void);
 void smc_netns_exit(void);
 
-/* smc_sysctl.c */
-int smc_sysctl_net_init(struct net *net, struct smc_net *sn);
-void smc_sysctl_net_exit(struct smc_net *sn);
-
 /* smc_pnet.c */
-void smc_pnet_net_init(struct smc_net *sn);
-void smc_pnet_net_exit(struct smc_net *sn);
+void smc_pnet_net_init(struct smc_pnet_table *pt);
+void smc_pnet_net_exit(struct smc_pnet_table *pt);
 void smc_pnet_lookup_dev(const char *name, const char *parent, u8 port,
 			 char *pnetid);
 void smc_pnet_lookup_netdev(struct net *net, const char *ifname,
 			    char *pnetid);
 int smc_pnet_init(void);
-
 void smc_pnet_exit(void);
 
 #endif /* _SMC_NETNS_H */

@@ -12,7 +12,7 @@
  * copied onto the device port, at once or when a device of that name
  * is registered later, and cleared again with the entry.
  *
- * Lock order: smc_net.pnet_lock -> smcr_devs_lock / smcd_devices_lock.
+ * Lock order: smc_pnet_table.lock -> smcr_devs_lock / smcd_devices_lock.
  */
 
 #include <linux/list.h>
@@ -41,7 +41,7 @@
 #define SMC_PNET_MAX_PORT	2
 
 struct smc_pnet_entry {
-	struct list_head	node;		/* in smc_net.pnet_list */
+	struct list_head	node;		/* in smc_pnet_table.list */
 	char			pnetid[SMC_PNETID_LEN + 1];
 	char			ethname[IFNAMSIZ];	/* interface entry */
 	char			ibname[IB_DEVICE_NAME_MAX]; /* device entry */
@@ -50,19 +50,19 @@ struct smc_pnet_entry {
 
 static struct genl_family smc_pnet_family;
 
-void smc_pnet_net_init(struct smc_net *sn)
+void smc_pnet_net_init(struct smc_pnet_table *pt)
 {
-	mutex_init(&sn->pnet_lock);
-	INIT_LIST_HEAD(&sn->pnet_list);
+	mutex_init(&pt->lock);
+	INIT_LIST_HEAD(&pt->list);
 }
 
-/* Drop the entries of @sn that match @pnetid (all for NULL) */
-static int smc_pnet_remove(struct smc_net *sn, const char *pnetid)
+/* Drop the entries of @pt that match @pnetid (all for NULL) */
+static int smc_pnet_remove(struct smc_pnet_table *pt, const char *pnetid)
 {
 	struct smc_pnet_entry *e, *tmp;
 	int n = 0;
 
-	list_for_each_entry_safe(e, tmp, &sn->pnet_list, node) {
+	list_for_each_entry_safe(e, tmp, &pt->list, node) {
 		if (pnetid && !smc_pnetid_match(e->pnetid, pnetid))
 			continue;
 		list_del(&e->node);
@@ -72,11 +72,11 @@ static int smc_pnet_remove(struct smc_net *sn, const char *pnetid)
 	return n;
 }
 
-void smc_pnet_net_exit(struct smc_net *sn)
+void smc_pnet_net_exit(struct smc_pnet_table *pt)
 {
-	mutex_lock(&sn->pnet_lock);
-	smc_pnet_remove(sn, NULL);
-	mutex_unlock(&sn->pnet_lock);
+	mutex_lock(&pt->lock);
+	smc_pnet_remove(pt, NULL);
+	mutex_unlock(&pt->lock);
 }
 
 /*
@@ -87,12 +87,12 @@ void smc_pnet_net_exit(struct smc_net *sn)
 void smc_pnet_lookup_dev(const char *name, const char *parent, u8 port,
 			 char *pnetid)
 {
-	struct smc_net *sn = smc_net(&init_net);
+	struct smc_pnet_table *pt = smc_net_pnet(&init_net);
 	struct smc_pnet_entry *e;
 
 	pnetid[0] = 0;
-	mutex_lock(&sn->pnet_lock);
-	list_for_each_entry(e, &sn->pnet_list, node) {
+	mutex_lock(&pt->lock);
+	list_for_each_entry(e, &pt->list, node) {
 		if (!e->ibname[0] || e->ibport != port)
 			continue;
 		if (smc_pnetid_dev_named(e->ibname, name, parent)) {
@@ -100,7 +100,7 @@ void smc_pnet_lookup_dev(const char *name, const char *parent, u8 port,
 			break;
 		}
 	}
-	mutex_unlock(&sn->pnet_lock);
+	mutex_unlock(&pt->lock);
 }
 
 /*
@@ -110,18 +110,18 @@ void smc_pnet_lookup_dev(const char *name, const char *parent, u8 port,
 void smc_pnet_lookup_netdev(struct net *net, const char *ifname,
 			    char *pnetid)
 {
-	struct smc_net *sn = smc_net(net);
+	struct smc_pnet_table *pt = smc_net_pnet(net);
 	struct smc_pnet_entry *e;
 
 	pnetid[0] = 0;
-	mutex_lock(&sn->pnet_lock);
-	list_for_each_entry(e, &sn->pnet_list, node) {
+	mutex_lock(&pt->lock);
+	list_for_each_entry(e, &pt->list, node) {
 		if (e->ethname[0] && !strcmp(e->ethname, ifname)) {
 			strscpy(pnetid, e->pnetid, SMC_PNETID_LEN + 1);
 			break;
 		}
 	}
-	mutex_unlock(&sn->pnet_lock);
+	mutex_unlock(&pt->lock);
 }
 
 /* Clear @pnetid (any for NULL) on the RDMA and SMC-D devices @name (all) */
@@ -141,12 +141,12 @@ static struct smc_pnet_entry *smc_pnet_new(const char *pnetid)
 }
 
 /* An interface entry; the interface need not exist yet */
-static int smc_pnet_add_netdev(struct smc_net *sn, const char *pnetid,
+static int smc_pnet_add_netdev(struct smc_pnet_table *pt, const char *pnetid,
 			       const char *ethname)
 {
 	struct smc_pnet_entry *e;
 
-	list_for_each_entry(e, &sn->pnet_list, node)
+	list_for_each_entry(e, &pt->list, node)
 		if (e->ethname[0] && !strcmp(e->ethname, ethname))
 			return -EEXIST;
 	e = smc_pnet_new(pnetid);
@@ -154,18 +154,18 @@ static int smc_pnet_add_netdev(struct smc_net *sn, const char *pnetid,
 		return -ENOMEM;
 	strscpy(e->ethname, ethname, sizeof(e->ethname));
 	e->ibport = SMC_PNET_NETDEV_PORT;
-	list_add_tail(&e->node, &sn->pnet_list);
+	list_add_tail(&e->node, &pt->list);
 	return 0;
 }
 
 /* A device port entry, applied to the devices of that name now */
-static int smc_pnet_add_dev(struct smc_net *sn, const char *pnetid,
+static int smc_pnet_add_dev(struct smc_pnet_table *pt, const char *pnetid,
 			    const char *ibname, u8 port)
 {
 	struct smc_pnet_entry *e;
 	int rc;
 
-	list_for_each_entry(e, &sn->pnet_list, node)
+	list_for_each_entry(e, &pt->list, node)
 		if (e->ibname[0] && !strcmp(e->ibname, ibname))
 			return -EEXIST;
 	/* a port that has another PNET ID already keeps it */
@@ -184,7 +184,7 @@ static int smc_pnet_add_dev(struct smc_net *sn, const char *pnetid,
 	}
 	strscpy(e->ibname, ibname, sizeof(e->ibname));
 	e->ibport = port;
-	list_add_tail(&e->node, &sn->pnet_list);
+	list_add_tail(&e->node, &pt->list);
 	return 0;
 }
 
@@ -192,7 +192,7 @@ static int smc_pnet_cmd_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net *net = genl_info_net(info);
 	char pnetid[SMC_PNETID_LEN + 1];
-	struct smc_net *sn = smc_net(net);
+	struct smc_pnet_table *pt = smc_net_pnet(net);
 	struct nlattr **a = info->attrs;
 	char ibname[IB_DEVICE_NAME_MAX];
 	bool dev = false, added = false;
@@ -218,17 +218,17 @@ static int smc_pnet_cmd_add(struct sk_buff *skb, struct genl_info *info)
 		dev = true;
 	}
 
-	mutex_lock(&sn->pnet_lock);
+	mutex_lock(&pt->lock);
 	if (a[SMC_PNETID_ETHNAME]) {
-		rc = smc_pnet_add_netdev(sn, pnetid,
+		rc = smc_pnet_add_netdev(pt, pnetid,
 					 nla_data(a[SMC_PNETID_ETHNAME]));
 		added = !rc;
 	}
 	if (dev && (!rc || rc == -EEXIST)) {
-		rc = smc_pnet_add_dev(sn, pnetid, ibname, port);
+		rc = smc_pnet_add_dev(pt, pnetid, ibname, port);
 		added |= !rc;
 	}
-	mutex_unlock(&sn->pnet_lock);
+	mutex_unlock(&pt->lock);
 	if (rc && rc != -EEXIST)
 		return rc;
 	return added ? 0 : -EEXIST;
@@ -237,7 +237,7 @@ static int smc_pnet_cmd_add(struct sk_buff *skb, struct genl_info *info)
 static int smc_pnet_cmd_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net *net = genl_info_net(info);
-	struct smc_net *sn = smc_net(net);
+	struct smc_pnet_table *pt = smc_net_pnet(net);
 	const char *pnetid;
 	int n;
 
@@ -245,24 +245,24 @@ static int smc_pnet_cmd_del(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	/* the bytes as given: a lower-case name matches nothing */
 	pnetid = nla_data(info->attrs[SMC_PNETID_NAME]);
-	mutex_lock(&sn->pnet_lock);
-	n = smc_pnet_remove(sn, pnetid);
+	mutex_lock(&pt->lock);
+	n = smc_pnet_remove(pt, pnetid);
 	if (net_eq(net, &init_net))
 		smc_pnet_clear_devs(NULL, pnetid);
-	mutex_unlock(&sn->pnet_lock);
+	mutex_unlock(&pt->lock);
 	return n ? 0 : -ENOENT;
 }
 
 static int smc_pnet_cmd_flush(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net *net = genl_info_net(info);
-	struct smc_net *sn = smc_net(net);
+	struct smc_pnet_table *pt = smc_net_pnet(net);
 
-	mutex_lock(&sn->pnet_lock);
-	smc_pnet_remove(sn, NULL);
+	mutex_lock(&pt->lock);
+	smc_pnet_remove(pt, NULL);
 	if (net_eq(net, &init_net))
 		smc_pnet_clear_devs(NULL, NULL);
-	mutex_unlock(&sn->pnet_lock);
+	mutex_unlock(&pt->lock);
 	return 0;
 }
 
@@ -291,12 +291,12 @@ static int smc_pnet_fill(struct sk_buff *skb, const struct smc_pnet_entry *e,
 
 static int smc_pnet_cmd_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct smc_net *sn = smc_net(sock_net(skb->sk));
+	struct smc_pnet_table *pt = smc_net_pnet(sock_net(skb->sk));
 	struct smc_pnet_entry *e;
 	long i = 0;
 
-	mutex_lock(&sn->pnet_lock);
-	list_for_each_entry(e, &sn->pnet_list, node) {
+	mutex_lock(&pt->lock);
+	list_for_each_entry(e, &pt->list, node) {
 		if (i < cb->args[0]) {
 			i++;
 			continue;
@@ -306,7 +306,7 @@ static int smc_pnet_cmd_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			break;
 		i++;
 	}
-	mutex_unlock(&sn->pnet_lock);
+	mutex_unlock(&pt->lock);
 	cb->args[0] = i;
 	return skb->len;
 }
@@ -314,7 +314,7 @@ static int smc_pnet_cmd_dump(struct sk_buff *skb, struct netlink_callback *cb)
 /* GET of one name: its entries as a multipart reply, then DONE */
 static int smc_pnet_cmd_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct smc_net *sn = smc_net(genl_info_net(info));
+	struct smc_pnet_table *pt = smc_net_pnet(genl_info_net(info));
 	u32 portid = info->snd_portid, seq = info->snd_seq;
 	struct smc_pnet_entry *e;
 	struct sk_buff *msg;
@@ -327,8 +327,8 @@ static int smc_pnet_cmd_get(struct sk_buff *skb, struct genl_info *info)
 	msg = nlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	mutex_lock(&sn->pnet_lock);
-	list_for_each_entry(e, &sn->pnet_list, node) {
+	mutex_lock(&pt->lock);
+	list_for_each_entry(e, &pt->list, node) {
 		if (!smc_pnetid_match(e->pnetid, pnetid))
 			continue;
 		if (!smc_pnet_fill(msg, e, portid, seq))
@@ -341,7 +341,7 @@ static int smc_pnet_cmd_get(struct sk_buff *skb, struct genl_info *info)
 			break;
 		}
 	}
-	mutex_unlock(&sn->pnet_lock);
+	mutex_unlock(&pt->lock);
 	if (rc) {
 		nlmsg_free(msg);
 		return rc;

@@ -44,7 +44,7 @@ static int smc_stats_tech_of(const struct smc_sock *smc)
 /* A switch to TCP, with its reason; a child of a listener is a server */
 void smc_stats_fback(struct smc_sock *smc, u32 reason)
 {
-	struct smc_fback_stats *fb = &smc_net(sock_net(&smc->sk))->fback;
+	struct smc_fback_stats *fb = smc_net_fback(sock_net(&smc->sk));
 	bool server = !!smc->listen_smc;
 	struct smc_fback_slot *slot;
 	unsigned int i;
@@ -335,7 +335,7 @@ cancel:
 
 int smc_nl_get_stats(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct smc_net *sn = smc_net(sock_net(skb->sk));
+	struct smc_stats __percpu *stats = smc_net_stats(sock_net(skb->sk));
 	struct smc_stats *sum;
 	struct nlattr *nest;
 	int rc = -EMSGSIZE;
@@ -346,7 +346,7 @@ int smc_nl_get_stats(struct sk_buff *skb, struct netlink_callback *cb)
 	sum = kmalloc(sizeof(*sum), GFP_KERNEL);
 	if (!sum)
 		return -ENOMEM;
-	smc_stats_sum(sn->stats, sum);
+	smc_stats_sum(stats, sum);
 	hdr = smc_nl_start(skb, cb, SMC_NETLINK_GET_STATS);
 	if (!hdr)
 		goto out;
@@ -417,7 +417,7 @@ cancel:
 int smc_nl_get_fback_stats(struct sk_buff *skb,
 			   struct netlink_callback *cb)
 {
-	struct smc_fback_stats *fb = &smc_net(sock_net(skb->sk))->fback;
+	struct smc_fback_stats *fb = smc_net_fback(sock_net(skb->sk));
 	struct smc_fback_stats *copy;
 	unsigned long k;
 	int rc = 0;

@@ -122,7 +122,7 @@ static bool smc_tx_autocork(struct smc_sock *smc, const struct msghdr *msg,
 
 	if (!c->ops->autocork || !room || (msg->msg_flags & MSG_OOB))
 		return false;
-	limit = READ_ONCE(smc_net(sock_net(&smc->sk))->autocorking_size);
+	limit = smc_net_autocork_size(sock_net(&smc->sk));
 	limit = min(limit, c->tx_ring / 2);
 	return unsent < limit &&
 	       READ_ONCE(c->cdc_tx_done) != READ_ONCE(c->cdc_tx_seq);

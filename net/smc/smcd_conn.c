@@ -166,14 +166,14 @@ static void smcd_user_put(kuid_t uid)
 static bool smcd_budget_get(struct smc_sock *smc)
 {
 	struct net *net = sock_net(&smc->sk);
-	struct smc_net *sn;
+	atomic_t *dmbs;
 
 	if (net_eq(net, &init_net)) {
 		smc->conn.smcd.rmb_uid = sock_net_uid(net, &smc->sk);
 		return smcd_user_get(smc->conn.smcd.rmb_uid);
 	}
-	sn = smc_net(net);
-	if (atomic_inc_return(&sn->smcd_dmbs) > SMCD_NETNS_DMBS)
+	dmbs = smc_net_smcd_dmbs(net);
+	if (atomic_inc_return(dmbs) > SMCD_NETNS_DMBS)
 		goto out_net;
 	if (atomic_inc_return(&smcd_user_nets_dmbs) > SMCD_USER_NETS_DMBS)
 		goto out_all;
@@ -182,7 +182,7 @@ static bool smcd_budget_get(struct smc_sock *smc)
 out_all:
 	atomic_dec(&smcd_user_nets_dmbs);
 out_net:
-	atomic_dec(&sn->smcd_dmbs);
+	atomic_dec(dmbs);
 	return false;
 }
 
@@ -195,7 +195,7 @@ static void smcd_budget_put(struct smc_sock *smc)
 		return;
 	}
 	atomic_dec(&smcd_user_nets_dmbs);
-	atomic_dec(&smc_net(net)->smcd_dmbs);
+	atomic_dec(smc_net_smcd_dmbs(net));
 }
 
 /*

@@ -456,7 +456,7 @@ static u32 smcr_client_first_link(struct smcr_lgr *lgr)
 static u32 smcr_limits(struct smcr_lgr *lgr, struct net *net, u8 release,
 		       u8 max_conns, u8 max_links)
 {
-	struct smc_net *sn = smc_net(net);
+	struct smc_net_smcr sp;
 
 	lgr->release = min_t(u8, release, SMC_CLC_RELEASE_MAX);
 	if (lgr->release < SMC_CLC_RELEASE_1) {
@@ -469,10 +469,9 @@ static u32 smcr_limits(struct smcr_lgr *lgr, struct net *net, u8 release,
 	if (max_links < SMC_CLC_LINKS_PER_LGR_MIN)
 		return SMC_CLC_DECL_MAXLINKERR;
 	/* the smaller of the client's wish and ours */
-	lgr->max_conns = min_t(int, max_conns,
-			       READ_ONCE(sn->smcr_max_conns_per_lgr));
-	lgr->max_links = min_t(int, max_links,
-			       READ_ONCE(sn->smcr_max_links_per_lgr));
+	smc_net_smcr(net, &sp);
+	lgr->max_conns = min_t(int, max_conns, sp.max_conns);
+	lgr->max_links = min_t(int, max_links, sp.max_links);
 	return 0;
 }
 

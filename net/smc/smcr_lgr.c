@@ -436,7 +436,7 @@ static void smcr_lgr_again_work(struct work_struct *work);
 struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi,
 				 struct net *net, u8 version)
 {
-	struct smc_net *sn = smc_net(net);
+	struct smc_net_smcr sp;
 	struct smcr_link *link;
 	struct smcr_lgr *lgr;
 
@@ -465,10 +465,11 @@ struct smcr_lgr *smcr_lgr_create(u8 role, const struct smcr_gid_info *gi,
 	lgr->llc_version = version;
 	lgr->vlan = version == SMC_V1 ? gi->vlan : 0;
 	/* the net.smc settings of the socket that made the group */
-	lgr->testlink_time = READ_ONCE(sn->smcr_testlink_time);
-	lgr->buf_type = READ_ONCE(sn->smcr_buf_type);
-	lgr->send_wr = READ_ONCE(sn->smcr_max_send_wr);
-	lgr->recv_wr = READ_ONCE(sn->smcr_max_recv_wr);
+	smc_net_smcr(net, &sp);
+	lgr->testlink_time = sp.testlink_time;
+	lgr->buf_type = sp.buf_type;
+	lgr->send_wr = sp.send_wr;
+	lgr->recv_wr = sp.recv_wr;
 	/* only connections of this netns join it, only it sees the group */
 	lgr->net_cookie = net->net_cookie;
 	/* its own protection domains: its peer reaches its RMBs only */
