@@ -2,36 +2,54 @@
 /*
  * Shared Memory Communications: CLC message encoding and parsing.
  *
- * Offsets below are byte offsets from the start of a message (or of the
- * area named), as laid out by the SMC CLC protocol.  Every read is bounds
- * checked against the bytes actually received.
+ * Fields are read and written at the offsets of the layout structs in
+ * smc_clc_wire.h (see smc_wire.h): from the start of the message, or of
+ * the area or extension named.  Every read is bounds checked against the
+ * bytes actually received.
  */
 
 #include "smc_clc_wire.h"
 
-/* Proposal area sizes */
-#define PROP_AREA_A		40	/* header, local info, IP-area offset */
-#define PROP_AREA_B		40	/* SMC-D area */
-#define PROP_PFX_HDR		8	/* area C */
-#define PROP_PFX_ENTRY		17	/* area D entry */
-#define PROP_V2_EXT		40	/* area E */
-#define PROP_D2_EXT		48	/* area G fixed part */
-#define PROP_GID_ENTRY		10	/* area G entry */
+/* Byte offset of field @f of a layout struct */
+#define HDR_OFF(f)	offsetof(struct smc_clc_hdr_wire, f)
+#define PROP_OFF(f)	offsetof(struct smc_clc_prop_wire, f)
+#define PFX_OFF(f)	offsetof(struct smc_clc_prop_pfx_wire, f)
+#define V6_OFF(f)	offsetof(struct smc_clc_prop_v6_wire, f)
+#define V2_OFF(f)	offsetof(struct smc_clc_prop_v2_wire, f)
+#define D2_OFF(f)	offsetof(struct smc_clc_prop_d2_wire, f)
+#define GIDCHID_OFF(f)	offsetof(struct smc_clc_prop_gidchid_wire, f)
+#define ACC_R_OFF(f)	offsetof(struct smc_clc_accept_r_wire, f)
+#define ACC_R2_OFF(f)	offsetof(struct smc_clc_accept_r_v2_wire, f)
+#define ACC_D_OFF(f)	offsetof(struct smc_clc_accept_d_wire, f)
+#define ACC_D2_OFF(f)	offsetof(struct smc_clc_accept_d_v2_wire, f)
+#define FCE_OFF(f)	offsetof(struct smc_clc_fce_wire, f)
+#define GLE_OFF(f)	offsetof(struct smc_clc_gle_wire, f)
+#define DECL_OFF(f)	offsetof(struct smc_clc_decline_wire, f)
+#define DECL2_OFF(f)	offsetof(struct smc_clc_decline_v2_wire, f)
+
+/* Proposal areas: A and B, C and a D entry, E, G and a G entry */
+#define PROP_AREA_A	PROP_OFF(smcd)
+#define PROP_AREA_B	sizeof(struct smc_clc_prop_smcd_wire)
+#define PROP_PFX_HDR	sizeof(struct smc_clc_prop_pfx_wire)
+#define PROP_PFX_ENTRY	sizeof(struct smc_clc_prop_v6_wire)
+#define PROP_V2_EXT	sizeof(struct smc_clc_prop_v2_wire)
+#define PROP_D2_EXT	sizeof(struct smc_clc_prop_d2_wire)
+#define PROP_GID_ENTRY	sizeof(struct smc_clc_prop_gidchid_wire)
 
 /* Receive limits of the three Proposal offsets */
 #define PROP_IPOFF_MAX		40
 #define PROP_V2OFF_MAX		172
 #define PROP_D2OFF_MAX		288
 
-/* Base positions the offsets count from */
-#define PROP_V2OFF_BASE		52	/* end of the v2-extension offset */
-#define PROP_D2OFF_BASE		8	/* end of the SMC-Dv2 offset, in E */
+/* Base positions the offsets count from: the end of their own field */
+#define PROP_V2OFF_BASE	(PROP_OFF(smcd.v2_ext_off) + sizeof(__be16))
+#define PROP_D2OFF_BASE	(V2_OFF(smcd_v2_ext_off) + sizeof(__be16))
 
-/* Accept/Confirm positions */
-#define ACC_D_FCE		74	/* SMC-D v2 first-contact extension */
-#define ACC_R_FCE		104	/* SMC-R v2 first-contact extension */
-#define ACC_R_GLE		(ACC_R_FCE + SMCR_CLC_FCE_LEN)
-#define ACC_R_GLE_HDR		4
+/* Accept/Confirm: first-contact extension, GID list of a Confirm */
+#define ACC_D_FCE	sizeof(struct smc_clc_accept_d_v2_wire)
+#define ACC_R_FCE	sizeof(struct smc_clc_accept_r_v2_wire)
+#define ACC_R_GLE	(ACC_R_FCE + SMCR_CLC_FCE_LEN)
+#define ACC_R_GLE_HDR	sizeof(struct smc_clc_gle_wire)
 
 static bool smc_clc_eyecatcher_ok(const u8 *p)
 {
@@ -42,23 +60,27 @@ static bool smc_clc_eyecatcher_ok(const u8 *p)
 
 static void smc_clc_put_hdr(u8 *buf, u32 eye, u8 type, u16 len, u8 byte7)
 {
-	smc_put_be32(buf, eye);
-	buf[4] = type;
-	smc_put_be16(buf + 5, len);
-	buf[7] = byte7;
+	smc_put_be32(buf + HDR_OFF(eyecatcher), eye);
+	buf[HDR_OFF(type)] = type;
+	smc_put_be16(buf + HDR_OFF(length), len);
+	buf[HDR_OFF(version_path)] = byte7;
 	smc_put_be32(buf + len - SMC_CLC_TRL_LEN, eye);
 }
 
 int smc_clc_parse_hdr(const u8 *buf, size_t len, struct smc_clc_hdr *h)
 {
-	if (len < SMC_CLC_HDR_LEN || !smc_clc_eyecatcher_ok(buf))
+	u8 vp;
+
+	if (len < SMC_CLC_HDR_LEN ||
+	    !smc_clc_eyecatcher_ok(buf + HDR_OFF(eyecatcher)))
 		return -EPROTO;
-	h->eyecatcher = smc_get_be32(buf);
-	h->type = buf[4];
-	h->length = smc_get_be16(buf + 5);
-	h->version = buf[7] >> SMC_CLC_VERSION_SHIFT;
-	h->typev2 = (buf[7] >> SMC_CLC_TYPEV2_SHIFT) & SMC_CLC_TYPE_MASK;
-	h->typev1 = buf[7] & SMC_CLC_TYPE_MASK;
+	vp = buf[HDR_OFF(version_path)];
+	h->eyecatcher = smc_get_be32(buf + HDR_OFF(eyecatcher));
+	h->type = buf[HDR_OFF(type)];
+	h->length = smc_get_be16(buf + HDR_OFF(length));
+	h->version = vp >> SMC_CLC_VERSION_SHIFT;
+	h->typev2 = (vp >> SMC_CLC_TYPEV2_SHIFT) & SMC_CLC_TYPE_MASK;
+	h->typev1 = vp & SMC_CLC_TYPE_MASK;
 	if (h->type < SMC_CLC_PROPOSAL || h->type > SMC_CLC_DECLINE)
 		return -EPROTO;
 	if (!h->version)
@@ -173,25 +195,26 @@ int smc_clc_build_proposal(u8 *buf, size_t buflen,
 			p->typev2 << SMC_CLC_TYPEV2_SHIFT | p->typev1);
 
 	/* area A */
-	memcpy(buf + 8, p->peer_id, SMC_CLC_PEER_ID_LEN);
-	memcpy(buf + 16, p->roce_gid, SMC_CLC_GID_LEN);
-	memcpy(buf + 32, p->roce_mac, SMC_CLC_MAC_LEN);
-	smc_put_be16(buf + 38, v1 ? PROP_AREA_B : 0);
+	memcpy(buf + PROP_OFF(peer_id), p->peer_id, SMC_CLC_PEER_ID_LEN);
+	memcpy(buf + PROP_OFF(roce_gid), p->roce_gid, SMC_CLC_GID_LEN);
+	memcpy(buf + PROP_OFF(roce_mac), p->roce_mac, SMC_CLC_MAC_LEN);
+	smc_put_be16(buf + PROP_OFF(ip_area_off), v1 ? PROP_AREA_B : 0);
 
 	/* area B */
-	smc_put_be64(buf + 40, p->ism_gid);
-	smc_put_be16(buf + 48, p->ism_chid);
+	smc_put_be64(buf + PROP_OFF(smcd.ism_gid), p->ism_gid);
+	smc_put_be16(buf + PROP_OFF(smcd.ism_chid), p->ism_chid);
 	pos = PROP_AREA_A + PROP_AREA_B;
 
 	/* areas C and D */
 	if (v1) {
-		smc_put_be32(buf + pos, p->ipv4_subnet);
-		buf[pos + 4] = p->ipv4_prefix_len;
-		buf[pos + 7] = p->ipv6_cnt;
+		smc_put_be32(buf + pos + PFX_OFF(v4_subnet), p->ipv4_subnet);
+		buf[pos + PFX_OFF(v4_prefix_len)] = p->ipv4_prefix_len;
+		buf[pos + PFX_OFF(v6_cnt)] = p->ipv6_cnt;
 		pos += PROP_PFX_HDR;
 		for (i = 0; i < p->ipv6_cnt; i++) {
-			memcpy(buf + pos, p->ipv6[i].prefix, 16);
-			buf[pos + 16] = p->ipv6[i].prefix_len;
+			memcpy(buf + pos + V6_OFF(prefix), p->ipv6[i].prefix,
+			       sizeof(p->ipv6[i].prefix));
+			buf[pos + V6_OFF(prefix_len)] = p->ipv6[i].prefix_len;
 			pos += PROP_PFX_ENTRY;
 		}
 	}
@@ -200,17 +223,21 @@ int smc_clc_build_proposal(u8 *buf, size_t buflen,
 	if (smc_clc_prop_has_v2(p)) {
 		u8 *e = buf + pos;
 
-		smc_put_be16(buf + 50, pos - PROP_V2OFF_BASE);
-		e[0] = p->eid_cnt;
-		e[1] = smc_clc_prop_has_d2(p) ? p->gid_cnt : 0;
-		e[3] = p->release << 4 | (p->seid_flag ? 0x01 : 0);
+		smc_put_be16(buf + PROP_OFF(smcd.v2_ext_off),
+			     pos - PROP_V2OFF_BASE);
+		e[V2_OFF(eid_cnt)] = p->eid_cnt;
+		e[V2_OFF(gid_cnt)] = smc_clc_prop_has_d2(p) ? p->gid_cnt : 0;
+		e[V2_OFF(flags)] = p->release << SMC_CLC_V2_RELEASE_SHIFT |
+				   (p->seid_flag ? SMC_CLC_V2_SEID : 0);
 		if (smc_clc_prop_has_d2(p))
-			smc_put_be16(e + 6, PROP_V2_EXT - PROP_D2OFF_BASE +
+			smc_put_be16(e + V2_OFF(smcd_v2_ext_off),
+				     PROP_V2_EXT - PROP_D2OFF_BASE +
 				     SMC_CLC_EID_LEN * p->eid_cnt);
-		memcpy(e + 8, p->roce_v2_gid, SMC_CLC_GID_LEN);
-		e[24] = p->max_conns;
-		e[25] = p->max_links;
-		smc_put_be16(e + 26, p->feature_mask);
+		memcpy(e + V2_OFF(roce_v2_gid), p->roce_v2_gid,
+		       SMC_CLC_GID_LEN);
+		e[V2_OFF(max_conns)] = p->max_conns;
+		e[V2_OFF(max_links)] = p->max_links;
+		smc_put_be16(e + V2_OFF(feature_mask), p->feature_mask);
 		pos += PROP_V2_EXT;
 		for (i = 0; i < p->eid_cnt; i++) {
 			memcpy(buf + pos, p->eids[i], SMC_CLC_EID_LEN);
@@ -220,11 +247,13 @@ int smc_clc_build_proposal(u8 *buf, size_t buflen,
 
 	/* area G */
 	if (smc_clc_prop_has_d2(p)) {
-		memcpy(buf + pos, p->seid, SMC_CLC_EID_LEN);
+		memcpy(buf + pos + D2_OFF(seid), p->seid, SMC_CLC_EID_LEN);
 		pos += PROP_D2_EXT;
 		for (i = 0; i < p->gid_cnt; i++) {
-			smc_put_be64(buf + pos, p->gidchid[i].gid);
-			smc_put_be16(buf + pos + 8, p->gidchid[i].chid);
+			smc_put_be64(buf + pos + GIDCHID_OFF(gid),
+				     p->gidchid[i].gid);
+			smc_put_be16(buf + pos + GIDCHID_OFF(chid),
+				     p->gidchid[i].chid);
 			pos += PROP_GID_ENTRY;
 		}
 	}
@@ -236,12 +265,13 @@ static void smc_clc_read_prefixes(const u8 *buf, unsigned int pos,
 {
 	unsigned int i;
 
-	p->ipv4_subnet = smc_get_be32(buf + pos);
-	p->ipv4_prefix_len = buf[pos + 4];
+	p->ipv4_subnet = smc_get_be32(buf + pos + PFX_OFF(v4_subnet));
+	p->ipv4_prefix_len = buf[pos + PFX_OFF(v4_prefix_len)];
 	pos += PROP_PFX_HDR;
 	for (i = 0; i < p->ipv6_cnt; i++) {
-		memcpy(p->ipv6[i].prefix, buf + pos, 16);
-		p->ipv6[i].prefix_len = buf[pos + 16];
+		memcpy(p->ipv6[i].prefix, buf + pos + V6_OFF(prefix),
+		       sizeof(p->ipv6[i].prefix));
+		p->ipv6[i].prefix_len = buf[pos + V6_OFF(prefix_len)];
 		pos += PROP_PFX_ENTRY;
 	}
 }
@@ -259,8 +289,8 @@ static int smc_clc_parse_prop_v1(const u8 *buf, unsigned int mlen,
 		return -EPROTO;
 	if (ipoff == PROP_AREA_B) {
 		p->smcd_area = true;
-		p->ism_gid = smc_get_be64(buf + 40);
-		p->ism_chid = smc_get_be16(buf + 48);
+		p->ism_gid = smc_get_be64(buf + PROP_OFF(smcd.ism_gid));
+		p->ism_chid = smc_get_be16(buf + PROP_OFF(smcd.ism_chid));
 	}
 	smc_clc_read_prefixes(buf, pfx, p);
 	return 0;
@@ -281,18 +311,18 @@ static int smc_clc_parse_prop_v2(const u8 *buf, unsigned int mlen,
 	if (p->typev2 != SMC_TYPE_N) {
 		if (!p->smcd_area)
 			return -EPROTO;	/* no way to find the v2 extension */
-		v2off = smc_get_be16(buf + 50);
+		v2off = smc_get_be16(buf + PROP_OFF(smcd.v2_ext_off));
 		if (!v2off || v2off > PROP_V2OFF_MAX)
 			return -EPROTO;
 		e = PROP_V2OFF_BASE + v2off;
 		if (e + PROP_V2_EXT > mlen)
 			return -EPROTO;
 		p->v2_ext = true;
-		p->eid_cnt = buf[e];
+		p->eid_cnt = buf[e + V2_OFF(eid_cnt)];
 		if (p->eid_cnt > SMC_CLC_MAX_EID)
 			return -EPROTO;
 		if (smc_path_has_d(p->typev2)) {
-			p->gid_cnt = buf[e + 1];
+			p->gid_cnt = buf[e + V2_OFF(gid_cnt)];
 			if (p->gid_cnt > SMC_CLC_MAX_GID_ENTRIES)
 				return -EPROTO;
 		}
@@ -309,8 +339,8 @@ static int smc_clc_parse_prop_v2(const u8 *buf, unsigned int mlen,
 		return -EPROTO;
 
 	if (p->smcd_area) {
-		p->ism_gid = smc_get_be64(buf + 40);
-		p->ism_chid = smc_get_be16(buf + 48);
+		p->ism_gid = smc_get_be64(buf + PROP_OFF(smcd.ism_gid));
+		p->ism_chid = smc_get_be16(buf + PROP_OFF(smcd.ism_chid));
 	}
 	if (v1) {
 		if (pfx + PROP_PFX_HDR + PROP_PFX_ENTRY * p->ipv6_cnt > mlen)
@@ -324,12 +354,12 @@ static int smc_clc_parse_prop_v2(const u8 *buf, unsigned int mlen,
 
 	if (e + PROP_V2_EXT + SMC_CLC_EID_LEN * p->eid_cnt > mlen)
 		return -EPROTO;
-	p->release = buf[e + 3] >> 4;
-	p->seid_flag = buf[e + 3] & 0x01;
-	memcpy(p->roce_v2_gid, buf + e + 8, SMC_CLC_GID_LEN);
-	p->max_conns = buf[e + 24];
-	p->max_links = buf[e + 25];
-	p->feature_mask = smc_get_be16(buf + e + 26);
+	p->release = buf[e + V2_OFF(flags)] >> SMC_CLC_V2_RELEASE_SHIFT;
+	p->seid_flag = buf[e + V2_OFF(flags)] & SMC_CLC_V2_SEID;
+	memcpy(p->roce_v2_gid, buf + e + V2_OFF(roce_v2_gid), SMC_CLC_GID_LEN);
+	p->max_conns = buf[e + V2_OFF(max_conns)];
+	p->max_links = buf[e + V2_OFF(max_links)];
+	p->feature_mask = smc_get_be16(buf + e + V2_OFF(feature_mask));
 	for (i = 0; i < p->eid_cnt; i++)
 		memcpy(p->eids[i], buf + e + PROP_V2_EXT + SMC_CLC_EID_LEN * i,
 		       SMC_CLC_EID_LEN);
@@ -337,19 +367,19 @@ static int smc_clc_parse_prop_v2(const u8 *buf, unsigned int mlen,
 		return 0;
 
 	/* a missing SMC-Dv2 extension is not malformed: D-v2 just fails */
-	d2off = smc_get_be16(buf + e + 6);
+	d2off = smc_get_be16(buf + e + V2_OFF(smcd_v2_ext_off));
 	if (!d2off || d2off > PROP_D2OFF_MAX)
 		return 0;
 	g = e + PROP_D2OFF_BASE + d2off;
 	if (g + PROP_D2_EXT + PROP_GID_ENTRY * p->gid_cnt > mlen)
 		return -EPROTO;
 	p->smcd_v2_ext = true;
-	memcpy(p->seid, buf + g, SMC_CLC_EID_LEN);
+	memcpy(p->seid, buf + g + D2_OFF(seid), SMC_CLC_EID_LEN);
 	for (i = 0; i < p->gid_cnt; i++) {
 		const u8 *ent = buf + g + PROP_D2_EXT + PROP_GID_ENTRY * i;
 
-		p->gidchid[i].gid = smc_get_be64(ent);
-		p->gidchid[i].chid = smc_get_be16(ent + 8);
+		p->gidchid[i].gid = smc_get_be64(ent + GIDCHID_OFF(gid));
+		p->gidchid[i].chid = smc_get_be16(ent + GIDCHID_OFF(chid));
 	}
 	return 0;
 }
@@ -374,11 +404,11 @@ int smc_clc_parse_proposal(const u8 *buf, size_t len,
 	p->version = h.version;
 	p->typev1 = h.typev1;
 	p->typev2 = h.typev2;
-	memcpy(p->peer_id, buf + 8, SMC_CLC_PEER_ID_LEN);
-	memcpy(p->roce_gid, buf + 16, SMC_CLC_GID_LEN);
-	memcpy(p->roce_mac, buf + 32, SMC_CLC_MAC_LEN);
+	memcpy(p->peer_id, buf + PROP_OFF(peer_id), SMC_CLC_PEER_ID_LEN);
+	memcpy(p->roce_gid, buf + PROP_OFF(roce_gid), SMC_CLC_GID_LEN);
+	memcpy(p->roce_mac, buf + PROP_OFF(roce_mac), SMC_CLC_MAC_LEN);
 
-	ipoff = smc_get_be16(buf + 38);
+	ipoff = smc_get_be16(buf + PROP_OFF(ip_area_off));
 	if (ipoff > PROP_IPOFF_MAX)
 		return -EPROTO;
 	/*
@@ -389,7 +419,8 @@ int smc_clc_parse_proposal(const u8 *buf, size_t len,
 	pfx = PROP_AREA_A + ipoff;
 	if (pfx + PROP_PFX_HDR > mlen && p->typev1 != SMC_TYPE_N)
 		return -EPROTO;
-	p->ipv6_cnt = pfx + 7 < mlen ? buf[pfx + 7] : 0;
+	p->ipv6_cnt = pfx + PFX_OFF(v6_cnt) < mlen ?
+		      buf[pfx + PFX_OFF(v6_cnt)] : 0;
 	if (p->ipv6_cnt > SMC_CLC_MAX_V6_PREFIX)
 		return -EPROTO;
 
@@ -502,14 +533,15 @@ int smc_clc_accept_len(const struct smc_clc_accept *a)
 static void smc_clc_put_fce(u8 *f, const struct smc_clc_accept *a,
 			    unsigned int flen)
 {
-	f[0] = a->fce.v2_direct ? 0x80 : 0;
-	f[1] = a->fce.os_type << 4 | a->fce.release;
-	memcpy(f + 4, a->fce.hostname, SMC_CLC_HOSTNAME_LEN);
+	f[FCE_OFF(flags)] = a->fce.v2_direct ? SMC_CLC_FCE_V2_DIRECT : 0;
+	f[FCE_OFF(os_release)] = a->fce.os_type << SMC_CLC_OS_SHIFT |
+				 a->fce.release;
+	memcpy(f + FCE_OFF(hostname), a->fce.hostname, SMC_CLC_HOSTNAME_LEN);
 	if (flen < SMCD_CLC_FCE_LEN)
 		return;
-	f[36] = a->fce.max_conns;
-	f[37] = a->fce.max_links;
-	smc_put_be16(f + 38, a->fce.feature_mask);
+	f[FCE_OFF(max_conns)] = a->fce.max_conns;
+	f[FCE_OFF(max_links)] = a->fce.max_links;
+	smc_put_be16(f + FCE_OFF(feature_mask), a->fce.feature_mask);
 }
 
 int smc_clc_build_accept(u8 *buf, size_t buflen,
@@ -531,43 +563,45 @@ int smc_clc_build_accept(u8 *buf, size_t buflen,
 			(a->first_contact ? SMC_CLC_FIRST_CONTACT : 0) |
 			a->path);
 	if (a->path == SMC_TYPE_D) {
-		smc_put_be64(buf + 8, a->d.gid);
-		smc_put_be64(buf + 16, a->d.token);
-		buf[24] = a->d.dmbe_idx;
-		buf[25] = a->d.dmbe_size << 4;
-		memcpy(buf + 28, a->d.lgr_id, 4);
+		smc_put_be64(buf + ACC_D_OFF(gid), a->d.gid);
+		smc_put_be64(buf + ACC_D_OFF(token), a->d.token);
+		buf[ACC_D_OFF(dmbe_idx)] = a->d.dmbe_idx;
+		buf[ACC_D_OFF(dmbe_size)] = a->d.dmbe_size <<
+					    SMC_CLC_BUF_SIZE_SHIFT;
+		memcpy(buf + ACC_D_OFF(lgr_id), a->d.lgr_id,
+		       sizeof(a->d.lgr_id));
 		if (a->version == SMC_V1)
 			return len;
-		smc_put_be16(buf + 32, a->d.chid);
-		memcpy(buf + 34, a->eid, SMC_CLC_EID_LEN);
-		smc_put_be64(buf + 66, a->d.gid_ext);
+		smc_put_be16(buf + ACC_D2_OFF(chid), a->d.chid);
+		memcpy(buf + ACC_D2_OFF(eid), a->eid, SMC_CLC_EID_LEN);
+		smc_put_be64(buf + ACC_D2_OFF(gid_ext), a->d.gid_ext);
 		if (flen)
 			smc_clc_put_fce(buf + ACC_D_FCE, a, flen);
 		return len;
 	}
 
-	memcpy(buf + 8, a->r.peer_id, SMC_CLC_PEER_ID_LEN);
-	memcpy(buf + 16, a->r.gid, SMC_CLC_GID_LEN);
-	memcpy(buf + 32, a->r.mac, SMC_CLC_MAC_LEN);
-	smc_put_be24(buf + 38, a->r.qpn);
-	smc_put_be32(buf + 41, a->r.rkey);
-	buf[45] = a->r.rmbe_idx;
-	smc_put_be32(buf + 46, a->r.alert_token);
-	buf[50] = a->r.rmbe_size << 4 | a->r.qp_mtu;
-	smc_put_be64(buf + 52, a->r.rmb_dma_addr);
-	smc_put_be24(buf + 61, a->r.psn);
+	memcpy(buf + ACC_R_OFF(peer_id), a->r.peer_id, SMC_CLC_PEER_ID_LEN);
+	memcpy(buf + ACC_R_OFF(gid), a->r.gid, SMC_CLC_GID_LEN);
+	memcpy(buf + ACC_R_OFF(mac), a->r.mac, SMC_CLC_MAC_LEN);
+	smc_put_be24(buf + ACC_R_OFF(qpn), a->r.qpn);
+	smc_put_be32(buf + ACC_R_OFF(rkey), a->r.rkey);
+	buf[ACC_R_OFF(rmbe_idx)] = a->r.rmbe_idx;
+	smc_put_be32(buf + ACC_R_OFF(alert_token), a->r.alert_token);
+	buf[ACC_R_OFF(rmbe_size_mtu)] = a->r.rmbe_size <<
+					SMC_CLC_BUF_SIZE_SHIFT | a->r.qp_mtu;
+	smc_put_be64(buf + ACC_R_OFF(rmb_dma_addr), a->r.rmb_dma_addr);
+	smc_put_be24(buf + ACC_R_OFF(psn), a->r.psn);
 	if (a->version == SMC_V1)
 		return len;
-	memcpy(buf + 64, a->eid, SMC_CLC_EID_LEN);
+	memcpy(buf + ACC_R2_OFF(eid), a->eid, SMC_CLC_EID_LEN);
 	if (flen)
 		smc_clc_put_fce(buf + ACC_R_FCE, a, flen);
 	if (smc_clc_has_gle(a)) {
-		buf[ACC_R_GLE] = a->fc_gid_cnt;
+		buf[ACC_R_GLE + GLE_OFF(gid_cnt)] = a->fc_gid_cnt;
 		n = min_t(unsigned int, a->fc_gid_cnt, SMC_CLC_MAX_FC_GIDS);
 		for (i = 0; i < n; i++)
-			memcpy(buf + ACC_R_GLE + ACC_R_GLE_HDR +
-			       SMC_CLC_GID_LEN * i, a->fc_gids[i],
-			       SMC_CLC_GID_LEN);
+			memcpy(buf + ACC_R_GLE + GLE_OFF(gid[i]),
+			       a->fc_gids[i], SMC_CLC_GID_LEN);
 	}
 	return len;
 }
@@ -580,34 +614,34 @@ static int smc_clc_parse_fce(const u8 *buf, unsigned int pos,
 
 	if (pos + SMCD_CLC_FCE_LEN_REL0 > end)
 		return -EPROTO;
-	a->fce.v2_direct = f[0] & 0x80;
-	a->fce.os_type = f[1] >> 4;
-	a->fce.release = f[1] & 0x0f;
-	memcpy(a->fce.hostname, f + 4, SMC_CLC_HOSTNAME_LEN);
+	a->fce.v2_direct = f[FCE_OFF(flags)] & SMC_CLC_FCE_V2_DIRECT;
+	a->fce.os_type = f[FCE_OFF(os_release)] >> SMC_CLC_OS_SHIFT;
+	a->fce.release = f[FCE_OFF(os_release)] & SMC_CLC_FCE_RELEASE_MASK;
+	memcpy(a->fce.hostname, f + FCE_OFF(hostname), SMC_CLC_HOSTNAME_LEN);
 	flen = smc_clc_fce_len(a);
 	if (flen < SMCD_CLC_FCE_LEN)
 		return 0;
 	if (pos + flen > end)
 		return -EPROTO;
-	a->fce.max_conns = f[36];
-	a->fce.max_links = f[37];
-	a->fce.feature_mask = smc_get_be16(f + 38);
+	a->fce.max_conns = f[FCE_OFF(max_conns)];
+	a->fce.max_links = f[FCE_OFF(max_links)];
+	a->fce.feature_mask = smc_get_be16(f + FCE_OFF(feature_mask));
 	return 0;
 }
 
 static int smc_clc_parse_acc_d(const u8 *buf, unsigned int end,
 			       struct smc_clc_accept *a)
 {
-	a->d.gid = smc_get_be64(buf + 8);
-	a->d.token = smc_get_be64(buf + 16);
-	a->d.dmbe_idx = buf[24];
-	a->d.dmbe_size = buf[25] >> 4;
-	memcpy(a->d.lgr_id, buf + 28, 4);
+	a->d.gid = smc_get_be64(buf + ACC_D_OFF(gid));
+	a->d.token = smc_get_be64(buf + ACC_D_OFF(token));
+	a->d.dmbe_idx = buf[ACC_D_OFF(dmbe_idx)];
+	a->d.dmbe_size = buf[ACC_D_OFF(dmbe_size)] >> SMC_CLC_BUF_SIZE_SHIFT;
+	memcpy(a->d.lgr_id, buf + ACC_D_OFF(lgr_id), sizeof(a->d.lgr_id));
 	if (a->version == SMC_V1)
 		return 0;
-	a->d.chid = smc_get_be16(buf + 32);
-	memcpy(a->eid, buf + 34, SMC_CLC_EID_LEN);
-	a->d.gid_ext = smc_get_be64(buf + 66);
+	a->d.chid = smc_get_be16(buf + ACC_D2_OFF(chid));
+	memcpy(a->eid, buf + ACC_D2_OFF(eid), SMC_CLC_EID_LEN);
+	a->d.gid_ext = smc_get_be64(buf + ACC_D2_OFF(gid_ext));
 	if (!a->first_contact)
 		return 0;
 	return smc_clc_parse_fce(buf, ACC_D_FCE, end, a);
@@ -619,20 +653,21 @@ static int smc_clc_parse_acc_r(const u8 *buf, unsigned int end,
 	unsigned int i, n, pos;
 	int rc;
 
-	memcpy(a->r.peer_id, buf + 8, SMC_CLC_PEER_ID_LEN);
-	memcpy(a->r.gid, buf + 16, SMC_CLC_GID_LEN);
-	memcpy(a->r.mac, buf + 32, SMC_CLC_MAC_LEN);
-	a->r.qpn = smc_get_be24(buf + 38);
-	a->r.rkey = smc_get_be32(buf + 41);
-	a->r.rmbe_idx = buf[45];
-	a->r.alert_token = smc_get_be32(buf + 46);
-	a->r.rmbe_size = buf[50] >> 4;
-	a->r.qp_mtu = buf[50] & 0x0f;
-	a->r.rmb_dma_addr = smc_get_be64(buf + 52);
-	a->r.psn = smc_get_be24(buf + 61);
+	memcpy(a->r.peer_id, buf + ACC_R_OFF(peer_id), SMC_CLC_PEER_ID_LEN);
+	memcpy(a->r.gid, buf + ACC_R_OFF(gid), SMC_CLC_GID_LEN);
+	memcpy(a->r.mac, buf + ACC_R_OFF(mac), SMC_CLC_MAC_LEN);
+	a->r.qpn = smc_get_be24(buf + ACC_R_OFF(qpn));
+	a->r.rkey = smc_get_be32(buf + ACC_R_OFF(rkey));
+	a->r.rmbe_idx = buf[ACC_R_OFF(rmbe_idx)];
+	a->r.alert_token = smc_get_be32(buf + ACC_R_OFF(alert_token));
+	a->r.rmbe_size = buf[ACC_R_OFF(rmbe_size_mtu)] >>
+			 SMC_CLC_BUF_SIZE_SHIFT;
+	a->r.qp_mtu = buf[ACC_R_OFF(rmbe_size_mtu)] & SMC_CLC_QP_MTU_MASK;
+	a->r.rmb_dma_addr = smc_get_be64(buf + ACC_R_OFF(rmb_dma_addr));
+	a->r.psn = smc_get_be24(buf + ACC_R_OFF(psn));
 	if (a->version == SMC_V1)
 		return 0;
-	memcpy(a->eid, buf + 64, SMC_CLC_EID_LEN);
+	memcpy(a->eid, buf + ACC_R2_OFF(eid), SMC_CLC_EID_LEN);
 	if (!a->first_contact)
 		return 0;
 	rc = smc_clc_parse_fce(buf, ACC_R_FCE, end, a);
@@ -640,10 +675,10 @@ static int smc_clc_parse_acc_r(const u8 *buf, unsigned int end,
 	    ACC_R_GLE + ACC_R_GLE_HDR > end)
 		return rc;
 	/* GID list of a first-contact Confirm: informational only */
-	a->fc_gid_cnt = buf[ACC_R_GLE];
+	a->fc_gid_cnt = buf[ACC_R_GLE + GLE_OFF(gid_cnt)];
 	n = min_t(unsigned int, a->fc_gid_cnt, SMC_CLC_MAX_FC_GIDS);
 	for (i = 0; i < n; i++) {
-		pos = ACC_R_GLE + ACC_R_GLE_HDR + SMC_CLC_GID_LEN * i;
+		pos = ACC_R_GLE + GLE_OFF(gid[i]);
 		if (pos + SMC_CLC_GID_LEN > end)
 			break;
 		memcpy(a->fc_gids[i], buf + pos, SMC_CLC_GID_LEN);
@@ -691,7 +726,7 @@ int smc_clc_parse_accept(const u8 *buf, size_t len, struct smc_clc_accept *a)
 	a->type = h.type;
 	a->version = h.version;
 	a->path = h.typev1;
-	a->first_contact = buf[7] & SMC_CLC_FIRST_CONTACT;
+	a->first_contact = buf[HDR_OFF(version_path)] & SMC_CLC_FIRST_CONTACT;
 	if (a->path == SMC_TYPE_D)
 		rc = smc_clc_parse_acc_d(buf, end, a);
 	else
@@ -720,13 +755,13 @@ int smc_clc_build_decline(u8 *buf, size_t buflen,
 	smc_clc_put_hdr(buf, SMC_CLC_EYECATCHER_R, SMC_CLC_DECLINE, len,
 			d->version << SMC_CLC_VERSION_SHIFT |
 			(sync ? SMC_CLC_OUT_OF_SYNC : 0));
-	memcpy(buf + 8, d->peer_id, SMC_CLC_PEER_ID_LEN);
-	smc_put_be32(buf + 16, d->peer_diagnosis);
+	memcpy(buf + DECL_OFF(peer_id), d->peer_id, SMC_CLC_PEER_ID_LEN);
+	smc_put_be32(buf + DECL_OFF(peer_diagnosis), d->peer_diagnosis);
 	if (d->version == SMC_V1)
 		return len;
-	buf[20] = SMC_CLC_OS_LINUX << 4;
-	for (i = 0; i < 4; i++)
-		smc_put_be32(buf + 24 + 4 * i, d->diag2[i]);
+	buf[DECL_OFF(os_type)] = SMC_CLC_OS_LINUX << SMC_CLC_OS_SHIFT;
+	for (i = 0; i < ARRAY_SIZE(d->diag2); i++)
+		smc_put_be32(buf + DECL2_OFF(diag2[i]), d->diag2[i]);
 	return len;
 }
 
@@ -751,13 +786,13 @@ int smc_clc_parse_decline(const u8 *buf, size_t len,
 	if (h.length < SMC_CLC_DECLINE_LEN)
 		return -EPROTO;
 	d->version = h.version;
-	d->out_of_sync = buf[7] & SMC_CLC_OUT_OF_SYNC;
-	memcpy(d->peer_id, buf + 8, SMC_CLC_PEER_ID_LEN);
-	d->peer_diagnosis = smc_get_be32(buf + 16);
-	d->os_type = buf[20] >> 4;
+	d->out_of_sync = buf[HDR_OFF(version_path)] & SMC_CLC_OUT_OF_SYNC;
+	memcpy(d->peer_id, buf + DECL_OFF(peer_id), SMC_CLC_PEER_ID_LEN);
+	d->peer_diagnosis = smc_get_be32(buf + DECL_OFF(peer_diagnosis));
+	d->os_type = buf[DECL_OFF(os_type)] >> SMC_CLC_OS_SHIFT;
 	if (h.length < SMC_CLC_DECLINE_LEN_V2)
 		return 0;
-	for (i = 0; i < 4; i++)
-		d->diag2[i] = smc_get_be32(buf + 24 + 4 * i);
+	for (i = 0; i < ARRAY_SIZE(d->diag2); i++)
+		d->diag2[i] = smc_get_be32(buf + DECL2_OFF(diag2[i]));
 	return 0;
 }

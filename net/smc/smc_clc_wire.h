@@ -5,7 +5,8 @@
  * Encoders and parsers for the Proposal, Accept, Confirm and Decline
  * messages exchanged over the TCP connection before SMC takes over.
  * Parsed messages are returned as host-order views; builders take the
- * same views.  All functions are pure and bounds-checked.
+ * same views.  All functions are pure and bounds-checked.  The layout of
+ * each message is the struct ..._wire below (see smc_wire.h).
  */
 #ifndef _SMC_CLC_WIRE_H
 #define _SMC_CLC_WIRE_H
@@ -169,6 +170,327 @@ static inline u8 smc_buf_compress(u32 size, u8 max_comp)
 		comp++;
 	return comp;
 }
+
+/*
+ * ---- Wire layouts (see smc_wire.h), offsets as in wire-clc.md ----
+ *
+ * Every message starts with the 8-byte header and ends with the 4-byte
+ * trailer, an eyecatcher again at length - 4; the structs below stop
+ * before the trailer.
+ */
+
+struct smc_clc_hdr_wire {
+	__be32 eyecatcher;
+	u8 type;
+	__be16 length;		/* of the whole message */
+	u8 version_path;	/* version, typev2, typev1 (see above) */
+} __packed;
+SMC_WIRE_AT(smc_clc_hdr_wire, eyecatcher, 0);
+SMC_WIRE_AT(smc_clc_hdr_wire, type, 4);
+SMC_WIRE_AT(smc_clc_hdr_wire, length, 5);
+SMC_WIRE_AT(smc_clc_hdr_wire, version_path, 7);
+SMC_WIRE_SIZE(smc_clc_hdr_wire, 8);
+SMC_WIRE_SIZE(smc_clc_hdr_wire, SMC_CLC_HDR_LEN);
+
+struct smc_clc_trl_wire {
+	__be32 eyecatcher;
+} __packed;
+SMC_WIRE_SIZE(smc_clc_trl_wire, 4);
+SMC_WIRE_SIZE(smc_clc_trl_wire, SMC_CLC_TRL_LEN);
+
+/*
+ * Proposal: areas A and B at fixed positions, then, each where the one
+ * before ends (or where an offset field points): C (IP prefix header) and
+ * D (IPv6 prefixes) if typev1 is not none, E (v2 extension) and F (user
+ * EIDs) if typev2 is not none, G (SMC-Dv2 extension and its GID/CHID
+ * entries) if typev2 includes D.
+ */
+struct smc_clc_prop_smcd_wire {		/* area B */
+	__be64 ism_gid;
+	__be16 ism_chid;
+	__be16 v2_ext_off;	/* from its own end to area E; 0: none */
+	u8 vendor_oui[3];
+	u8 vendor_exp[5];
+	u8 reserved[20];
+} __packed;
+
+struct smc_clc_prop_wire {
+	struct smc_clc_hdr_wire hdr;	/* area A */
+	u8 peer_id[SMC_CLC_PEER_ID_LEN];
+	u8 roce_gid[SMC_CLC_GID_LEN];
+	u8 roce_mac[SMC_CLC_MAC_LEN];
+	__be16 ip_area_off;	/* from the end of area A to area C */
+	struct smc_clc_prop_smcd_wire smcd;	/* area B */
+} __packed;
+SMC_WIRE_AT(smc_clc_prop_wire, hdr, 0);
+SMC_WIRE_AT(smc_clc_prop_wire, peer_id, 8);
+SMC_WIRE_AT(smc_clc_prop_wire, roce_gid, 16);
+SMC_WIRE_AT(smc_clc_prop_wire, roce_mac, 32);
+SMC_WIRE_AT(smc_clc_prop_wire, ip_area_off, 38);
+SMC_WIRE_AT(smc_clc_prop_wire, smcd, 40);
+SMC_WIRE_AT(smc_clc_prop_wire, smcd.ism_gid, 40);
+SMC_WIRE_AT(smc_clc_prop_wire, smcd.ism_chid, 48);
+SMC_WIRE_AT(smc_clc_prop_wire, smcd.v2_ext_off, 50);
+SMC_WIRE_AT(smc_clc_prop_wire, smcd.vendor_oui, 52);
+SMC_WIRE_AT(smc_clc_prop_wire, smcd.vendor_exp, 55);
+SMC_WIRE_AT(smc_clc_prop_wire, smcd.reserved, 60);
+SMC_WIRE_SIZE(smc_clc_prop_smcd_wire, 40);
+SMC_WIRE_SIZE(smc_clc_prop_wire, 80);
+
+struct smc_clc_prop_pfx_wire {		/* area C */
+	__be32 v4_subnet;
+	u8 v4_prefix_len;
+	u8 reserved[2];
+	u8 v6_cnt;		/* area-D entries */
+} __packed;
+SMC_WIRE_AT(smc_clc_prop_pfx_wire, v4_subnet, 0);
+SMC_WIRE_AT(smc_clc_prop_pfx_wire, v4_prefix_len, 4);
+SMC_WIRE_AT(smc_clc_prop_pfx_wire, reserved, 5);
+SMC_WIRE_AT(smc_clc_prop_pfx_wire, v6_cnt, 7);
+SMC_WIRE_SIZE(smc_clc_prop_pfx_wire, 8);
+
+struct smc_clc_prop_v6_wire {		/* area D entry */
+	u8 prefix[16];
+	u8 prefix_len;
+} __packed;
+SMC_WIRE_AT(smc_clc_prop_v6_wire, prefix, 0);
+SMC_WIRE_AT(smc_clc_prop_v6_wire, prefix_len, 16);
+SMC_WIRE_SIZE(smc_clc_prop_v6_wire, 17);
+
+/* Area E flag byte */
+#define SMC_CLC_V2_RELEASE_SHIFT	4
+#define SMC_CLC_V2_SEID			0x01
+
+struct smc_clc_prop_v2_wire {		/* area E; area F follows */
+	u8 eid_cnt;		/* area-F entries */
+	u8 gid_cnt;		/* area-G entries */
+	u8 reserved;
+	u8 flags;		/* SMC_CLC_V2_RELEASE_SHIFT, SMC_CLC_V2_SEID */
+	u8 reserved2[2];
+	__be16 smcd_v2_ext_off;	/* from its own end to area G; 0: none */
+	u8 roce_v2_gid[SMC_CLC_GID_LEN];
+	u8 max_conns;
+	u8 max_links;
+	__be16 feature_mask;
+	u8 reserved3[12];
+} __packed;
+SMC_WIRE_AT(smc_clc_prop_v2_wire, eid_cnt, 0);
+SMC_WIRE_AT(smc_clc_prop_v2_wire, gid_cnt, 1);
+SMC_WIRE_AT(smc_clc_prop_v2_wire, reserved, 2);
+SMC_WIRE_AT(smc_clc_prop_v2_wire, flags, 3);
+SMC_WIRE_AT(smc_clc_prop_v2_wire, reserved2, 4);
+SMC_WIRE_AT(smc_clc_prop_v2_wire, smcd_v2_ext_off, 6);
+SMC_WIRE_AT(smc_clc_prop_v2_wire, roce_v2_gid, 8);
+SMC_WIRE_AT(smc_clc_prop_v2_wire, max_conns, 24);
+SMC_WIRE_AT(smc_clc_prop_v2_wire, max_links, 25);
+SMC_WIRE_AT(smc_clc_prop_v2_wire, feature_mask, 26);
+SMC_WIRE_AT(smc_clc_prop_v2_wire, reserved3, 28);
+SMC_WIRE_SIZE(smc_clc_prop_v2_wire, 40);
+
+struct smc_clc_prop_d2_wire {		/* area G; GID/CHID entries follow */
+	u8 seid[SMC_CLC_EID_LEN];
+	u8 reserved[16];
+} __packed;
+SMC_WIRE_AT(smc_clc_prop_d2_wire, seid, 0);
+SMC_WIRE_AT(smc_clc_prop_d2_wire, reserved, 32);
+SMC_WIRE_SIZE(smc_clc_prop_d2_wire, 48);
+
+struct smc_clc_prop_gidchid_wire {	/* area G entry */
+	__be64 gid;
+	__be16 chid;
+} __packed;
+SMC_WIRE_AT(smc_clc_prop_gidchid_wire, gid, 0);
+SMC_WIRE_AT(smc_clc_prop_gidchid_wire, chid, 8);
+SMC_WIRE_SIZE(smc_clc_prop_gidchid_wire, 10);
+
+static_assert(SMC_CLC_PROPOSAL_MAX_LEN ==
+	      sizeof(struct smc_clc_prop_wire) +
+	      sizeof(struct smc_clc_prop_pfx_wire) +
+	      SMC_CLC_MAX_V6_PREFIX * sizeof(struct smc_clc_prop_v6_wire) +
+	      sizeof(struct smc_clc_prop_v2_wire) +
+	      SMC_CLC_MAX_EID * SMC_CLC_EID_LEN +
+	      sizeof(struct smc_clc_prop_d2_wire) +
+	      SMC_CLC_MAX_GID_ENTRIES *
+	      sizeof(struct smc_clc_prop_gidchid_wire) + SMC_CLC_TRL_LEN,
+	      "largest Proposal");
+
+/* Accept/Confirm: RMB or DMB size in the high nibble, QP MTU in the low */
+#define SMC_CLC_BUF_SIZE_SHIFT		4
+#define SMC_CLC_QP_MTU_MASK		0x0f
+
+/* SMC-R Accept/Confirm, v1: the trailer follows */
+struct smc_clc_accept_r_wire {
+	struct smc_clc_hdr_wire hdr;
+	u8 peer_id[SMC_CLC_PEER_ID_LEN];
+	u8 gid[SMC_CLC_GID_LEN];
+	u8 mac[SMC_CLC_MAC_LEN];
+	u8 qpn[3];
+	__be32 rkey;
+	u8 rmbe_idx;
+	__be32 alert_token;
+	u8 rmbe_size_mtu;	/* RMB size and QP MTU nibbles */
+	u8 reserved;
+	__be64 rmb_dma_addr;
+	u8 reserved2;
+	u8 psn[3];
+} __packed;
+SMC_WIRE_AT(smc_clc_accept_r_wire, hdr, 0);
+SMC_WIRE_AT(smc_clc_accept_r_wire, peer_id, 8);
+SMC_WIRE_AT(smc_clc_accept_r_wire, gid, 16);
+SMC_WIRE_AT(smc_clc_accept_r_wire, mac, 32);
+SMC_WIRE_AT(smc_clc_accept_r_wire, qpn, 38);
+SMC_WIRE_AT(smc_clc_accept_r_wire, rkey, 41);
+SMC_WIRE_AT(smc_clc_accept_r_wire, rmbe_idx, 45);
+SMC_WIRE_AT(smc_clc_accept_r_wire, alert_token, 46);
+SMC_WIRE_AT(smc_clc_accept_r_wire, rmbe_size_mtu, 50);
+SMC_WIRE_AT(smc_clc_accept_r_wire, reserved, 51);
+SMC_WIRE_AT(smc_clc_accept_r_wire, rmb_dma_addr, 52);
+SMC_WIRE_AT(smc_clc_accept_r_wire, reserved2, 60);
+SMC_WIRE_AT(smc_clc_accept_r_wire, psn, 61);
+SMC_WIRE_SIZE(smc_clc_accept_r_wire, 64);
+SMC_WIRE_SIZE(smc_clc_accept_r_wire,
+	      SMCR_CLC_ACCEPT_CONFIRM_LEN - SMC_CLC_TRL_LEN);
+
+/*
+ * SMC-R Accept/Confirm, v2: the first-contact extension follows if the
+ * first-contact bit is set (in a Confirm then the GID list), else the
+ * trailer.
+ */
+struct smc_clc_accept_r_v2_wire {
+	struct smc_clc_accept_r_wire v1;
+	u8 eid[SMC_CLC_EID_LEN];
+	u8 reserved[8];
+} __packed;
+SMC_WIRE_AT(smc_clc_accept_r_v2_wire, v1, 0);
+SMC_WIRE_AT(smc_clc_accept_r_v2_wire, eid, 64);
+SMC_WIRE_AT(smc_clc_accept_r_v2_wire, reserved, 96);
+SMC_WIRE_SIZE(smc_clc_accept_r_v2_wire, 104);
+SMC_WIRE_SIZE(smc_clc_accept_r_v2_wire,
+	      SMCR_CLC_ACCEPT_CONFIRM_LEN_V2 - SMC_CLC_TRL_LEN);
+
+/* SMC-D Accept/Confirm, the part v1 and v2 share */
+struct smc_clc_accept_d_wire {
+	struct smc_clc_hdr_wire hdr;
+	__be64 gid;
+	__be64 token;
+	u8 dmbe_idx;
+	u8 dmbe_size;		/* SMC_CLC_BUF_SIZE_SHIFT */
+	u8 reserved[2];
+	u8 lgr_id[4];
+} __packed;
+SMC_WIRE_AT(smc_clc_accept_d_wire, hdr, 0);
+SMC_WIRE_AT(smc_clc_accept_d_wire, gid, 8);
+SMC_WIRE_AT(smc_clc_accept_d_wire, token, 16);
+SMC_WIRE_AT(smc_clc_accept_d_wire, dmbe_idx, 24);
+SMC_WIRE_AT(smc_clc_accept_d_wire, dmbe_size, 25);
+SMC_WIRE_AT(smc_clc_accept_d_wire, reserved, 26);
+SMC_WIRE_AT(smc_clc_accept_d_wire, lgr_id, 28);
+SMC_WIRE_SIZE(smc_clc_accept_d_wire, 32);
+
+/* SMC-D Accept/Confirm, v1: the trailer follows */
+struct smc_clc_accept_d_v1_wire {
+	struct smc_clc_accept_d_wire d;
+	u8 reserved[12];
+} __packed;
+SMC_WIRE_AT(smc_clc_accept_d_v1_wire, d, 0);
+SMC_WIRE_AT(smc_clc_accept_d_v1_wire, reserved, 32);
+SMC_WIRE_SIZE(smc_clc_accept_d_v1_wire, 44);
+SMC_WIRE_SIZE(smc_clc_accept_d_v1_wire,
+	      SMCD_CLC_ACCEPT_CONFIRM_LEN - SMC_CLC_TRL_LEN);
+
+/*
+ * SMC-D Accept/Confirm, v2: the first-contact extension follows if the
+ * first-contact bit is set, else the trailer.
+ */
+struct smc_clc_accept_d_v2_wire {
+	struct smc_clc_accept_d_wire d;
+	__be16 chid;
+	u8 eid[SMC_CLC_EID_LEN];
+	__be64 gid_ext;		/* emulated ISM: low 64 bits of the GID */
+} __packed;
+SMC_WIRE_AT(smc_clc_accept_d_v2_wire, d, 0);
+SMC_WIRE_AT(smc_clc_accept_d_v2_wire, chid, 32);
+SMC_WIRE_AT(smc_clc_accept_d_v2_wire, eid, 34);
+SMC_WIRE_AT(smc_clc_accept_d_v2_wire, gid_ext, 66);
+SMC_WIRE_SIZE(smc_clc_accept_d_v2_wire, 74);
+SMC_WIRE_SIZE(smc_clc_accept_d_v2_wire,
+	      SMCD_CLC_ACCEPT_CONFIRM_LEN_V2 - SMC_CLC_TRL_LEN);
+
+/* First-contact extension byte 0, and the OS type nibble (also Decline) */
+#define SMC_CLC_FCE_V2_DIRECT		0x80
+#define SMC_CLC_OS_SHIFT		4
+#define SMC_CLC_FCE_RELEASE_MASK	0x0f
+
+/* First-contact extension; SMC-D release 0 ends before max_conns */
+struct smc_clc_fce_wire {
+	u8 flags;		/* SMC_CLC_FCE_V2_DIRECT */
+	u8 os_release;		/* SMC_CLC_OS_SHIFT, SMC_CLC_FCE_RELEASE_MASK */
+	u8 reserved[2];
+	u8 hostname[SMC_CLC_HOSTNAME_LEN];
+	u8 max_conns;
+	u8 max_links;
+	__be16 feature_mask;
+	u8 vendor_exp[4];
+	u8 reserved2[8];
+} __packed;
+SMC_WIRE_AT(smc_clc_fce_wire, flags, 0);
+SMC_WIRE_AT(smc_clc_fce_wire, os_release, 1);
+SMC_WIRE_AT(smc_clc_fce_wire, reserved, 2);
+SMC_WIRE_AT(smc_clc_fce_wire, hostname, 4);
+SMC_WIRE_AT(smc_clc_fce_wire, max_conns, 36);
+SMC_WIRE_AT(smc_clc_fce_wire, max_links, 37);
+SMC_WIRE_AT(smc_clc_fce_wire, feature_mask, 38);
+SMC_WIRE_AT(smc_clc_fce_wire, vendor_exp, 40);
+SMC_WIRE_AT(smc_clc_fce_wire, reserved2, 44);
+SMC_WIRE_SIZE(smc_clc_fce_wire, 52);
+SMC_WIRE_SIZE(smc_clc_fce_wire, SMCR_CLC_FCE_LEN);
+SMC_WIRE_SIZE(smc_clc_fce_wire, SMCD_CLC_FCE_LEN);
+SMC_WIRE_AT(smc_clc_fce_wire, max_conns, SMCD_CLC_FCE_LEN_REL0);
+
+/* GID list after the extension of a first-contact SMC-R v2 Confirm */
+struct smc_clc_gle_wire {
+	u8 gid_cnt;
+	u8 reserved[3];
+	u8 gid[][SMC_CLC_GID_LEN];
+} __packed;
+SMC_WIRE_AT(smc_clc_gle_wire, gid_cnt, 0);
+SMC_WIRE_AT(smc_clc_gle_wire, reserved, 1);
+SMC_WIRE_AT(smc_clc_gle_wire, gid, 4);
+SMC_WIRE_SIZE(smc_clc_gle_wire, 4);
+static_assert(SMC_CLC_ACCEPT_CONFIRM_MAX_LEN ==
+	      sizeof(struct smc_clc_accept_r_v2_wire) +
+	      sizeof(struct smc_clc_fce_wire) +
+	      sizeof(struct smc_clc_gle_wire) +
+	      SMC_CLC_MAX_FC_GIDS * SMC_CLC_GID_LEN + SMC_CLC_TRL_LEN,
+	      "largest Accept/Confirm");
+
+/* Decline, v1: the trailer follows */
+struct smc_clc_decline_wire {
+	struct smc_clc_hdr_wire hdr;
+	u8 peer_id[SMC_CLC_PEER_ID_LEN];
+	__be32 peer_diagnosis;
+	u8 os_type;		/* SMC_CLC_OS_SHIFT */
+	u8 reserved[3];
+} __packed;
+SMC_WIRE_AT(smc_clc_decline_wire, hdr, 0);
+SMC_WIRE_AT(smc_clc_decline_wire, peer_id, 8);
+SMC_WIRE_AT(smc_clc_decline_wire, peer_diagnosis, 16);
+SMC_WIRE_AT(smc_clc_decline_wire, os_type, 20);
+SMC_WIRE_AT(smc_clc_decline_wire, reserved, 21);
+SMC_WIRE_SIZE(smc_clc_decline_wire, 24);
+SMC_WIRE_SIZE(smc_clc_decline_wire,
+	      SMC_CLC_DECLINE_LEN - SMC_CLC_TRL_LEN);
+
+/* Decline, v2: the trailer follows */
+struct smc_clc_decline_v2_wire {
+	struct smc_clc_decline_wire v1;
+	__be32 diag2[4];
+} __packed;
+SMC_WIRE_AT(smc_clc_decline_v2_wire, v1, 0);
+SMC_WIRE_AT(smc_clc_decline_v2_wire, diag2, 24);
+SMC_WIRE_SIZE(smc_clc_decline_v2_wire, 40);
+SMC_WIRE_SIZE(smc_clc_decline_v2_wire,
+	      SMC_CLC_DECLINE_LEN_V2 - SMC_CLC_TRL_LEN);
 
 /* Common CLC header, host view */
 struct smc_clc_hdr {

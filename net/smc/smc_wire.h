@@ -2,13 +2,21 @@
 /*
  * Shared Memory Communications: byte helpers for the wire-format layer.
  *
- * The wire code (smc_clc_wire.c, smc_cdc_wire.c) is pure: no allocation,
- * no locking, only fixed-size buffers.  It builds both in the kernel and
- * in user space (host unit tests and fuzzers), where kshim.h supplies the
- * few kernel definitions it needs.
+ * The wire code (smc_clc_wire.c, smc_cdc_wire.c, smc_llc_wire.c) is
+ * pure: no allocation, no locking, only fixed-size buffers.  It builds
+ * both in the kernel and in user space (host unit tests and fuzzers),
+ * where kshim.h supplies the few kernel definitions it needs.
  *
- * Fields are encoded explicitly at byte offsets of u8 buffers, so the code
- * is independent of structure layout and CPU byte order.
+ * Each message's layout is described once, in the header of its protocol,
+ * by a packed struct of byte fields (struct ..._wire) whose field offsets
+ * and size are checked at build time against the numbers of the protocol
+ * description.  These structs are never instantiated nor laid over a
+ * buffer: the codec only takes offsetof() and sizeof() of them, and reads
+ * and writes each field with the accessors below at that offset of a u8
+ * buffer, so the code stays independent of alignment and CPU byte order.
+ * A field's type tells its encoding: __be16/__be32/__be64 network order,
+ * u16/u32 the sender's host order, u8 arrays 24-bit numbers and opaque
+ * bytes; a byte of nibbles or bits is a u8 with named masks.
  */
 #ifndef _SMC_WIRE_H
 #define _SMC_WIRE_H
@@ -18,11 +26,19 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/errno.h>
+#include <linux/stddef.h>
 #include <linux/build_bug.h>
 #include <asm/byteorder.h>
 #else
 #include "kshim.h"
 #endif
+
+/* Build-time checks of a layout struct against the protocol's numbers */
+#define SMC_WIRE_AT(s, f, off)						\
+	static_assert(offsetof(struct s, f) == (off),			\
+		      #s "." #f " is at byte " #off)
+#define SMC_WIRE_SIZE(s, len)						\
+	static_assert(sizeof(struct s) == (len), #s " is " #len " bytes")
 
 /* Big-endian (network order) accessors at an arbitrary byte position. */
 static inline u16 smc_get_be16(const u8 *p)

@@ -51,6 +51,10 @@ typedef uint64_t __be64;
 			   _ab[0] > _ab[1] ? _ab[0] : _ab[1]; })
 #endif
 
+#ifndef __packed
+#define __packed		__attribute__((__packed__))
+#endif
+
 #define BUILD_BUG_ON(cond)	static_assert(!(cond), #cond)
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
