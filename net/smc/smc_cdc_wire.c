@@ -1,44 +1,49 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shared Memory Communications: CDC message and header encoding.
+ * Shared Memory Communications: CDC message and header encoding, at the
+ * offsets of the layout structs in smc_cdc_wire.h (see smc_wire.h).
  */
 
 #include "smc_cdc_wire.h"
+
+#define CDC_OFF(f)	offsetof(struct smcr_cdc_wire, f)
+#define SMCD_OFF(f)	offsetof(struct smcd_cdc_wire, f)
 
 int smcr_cdc_build(u8 *buf, size_t buflen, const struct smcr_cdc_msg *m)
 {
 	if (buflen < SMCR_CDC_MSG_LEN)
 		return -ENOSPC;
 	memset(buf, 0, SMCR_CDC_MSG_LEN);
-	buf[0] = SMC_CDC_MSG_TYPE;
-	buf[1] = SMCR_CDC_MSG_LEN;
-	smc_put_be16(buf + 2, m->seqno);
-	smc_put_be32(buf + 4, m->token);
-	smc_put_be16(buf + 10, m->prod.wrap);
-	smc_put_be32(buf + 12, m->prod.count);
-	smc_put_be16(buf + 18, m->cons.wrap);
-	smc_put_be32(buf + 20, m->cons.count);
-	buf[24] = m->prod_flags;
-	buf[25] = m->conn_state_flags;
+	buf[CDC_OFF(type)] = SMC_CDC_MSG_TYPE;
+	buf[CDC_OFF(len)] = SMCR_CDC_MSG_LEN;
+	smc_put_be16(buf + CDC_OFF(seqno), m->seqno);
+	smc_put_be32(buf + CDC_OFF(token), m->token);
+	smc_put_be16(buf + CDC_OFF(prod_wrap), m->prod.wrap);
+	smc_put_be32(buf + CDC_OFF(prod_count), m->prod.count);
+	smc_put_be16(buf + CDC_OFF(cons_wrap), m->cons.wrap);
+	smc_put_be32(buf + CDC_OFF(cons_count), m->cons.count);
+	buf[CDC_OFF(prod_flags)] = m->prod_flags;
+	buf[CDC_OFF(conn_state_flags)] = m->conn_state_flags;
 	return SMCR_CDC_MSG_LEN;
 }
 
 int smcr_cdc_parse(const u8 *buf, size_t len, struct smcr_cdc_msg *m)
 {
 	memset(m, 0, sizeof(*m));
-	if (len < SMCR_CDC_MSG_MIN_RCV || buf[0] != SMC_CDC_MSG_TYPE ||
-	    buf[1] != SMCR_CDC_MSG_LEN)
+	if (len < SMCR_CDC_MSG_MIN_RCV ||
+	    buf[CDC_OFF(type)] != SMC_CDC_MSG_TYPE ||
+	    buf[CDC_OFF(len)] != SMCR_CDC_MSG_LEN)
 		return -EPROTO;
-	m->type = buf[0];
-	m->len = buf[1];
-	m->seqno = smc_get_be16(buf + 2);
-	m->token = smc_get_be32(buf + 4);
-	m->prod.wrap = smc_get_be16(buf + 10);
-	m->prod.count = smc_get_be32(buf + 12);
-	m->cons.wrap = smc_get_be16(buf + 18);
-	m->cons.count = smc_get_be32(buf + 20);
-	m->prod_flags = buf[24];
-	m->conn_state_flags = buf[25];
+	m->type = buf[CDC_OFF(type)];
+	m->len = buf[CDC_OFF(len)];
+	m->seqno = smc_get_be16(buf + CDC_OFF(seqno));
+	m->token = smc_get_be32(buf + CDC_OFF(token));
+	m->prod.wrap = smc_get_be16(buf + CDC_OFF(prod_wrap));
+	m->prod.count = smc_get_be32(buf + CDC_OFF(prod_count));
+	m->cons.wrap = smc_get_be16(buf + CDC_OFF(cons_wrap));
+	m->cons.count = smc_get_be32(buf + CDC_OFF(cons_count));
+	m->prod_flags = buf[CDC_OFF(prod_flags)];
+	m->conn_state_flags = buf[CDC_OFF(conn_state_flags)];
 	return 0;
 }
 
@@ -49,7 +54,7 @@ int smcd_cdc_build(u8 *buf, size_t buflen, const struct smcd_cdc_hdr *h)
 	if (buflen < SMCD_CDC_HDR_LEN)
 		return -ENOSPC;
 	memset(buf, 0, SMCD_CDC_HDR_LEN);
-	buf[0] = SMC_CDC_MSG_TYPE;
+	buf[SMCD_OFF(type)] = SMC_CDC_MSG_TYPE;
 	half = smcd_cdc_pack_prod(h);
 	memcpy(buf + SMCD_CDC_PROD_OFF, &half, sizeof(half));
 	half = smcd_cdc_pack_cons(h);
@@ -64,7 +69,7 @@ int smcd_cdc_parse(const u8 *buf, size_t len, struct smcd_cdc_hdr *h)
 	memset(h, 0, sizeof(*h));
 	if (len < SMCD_CDC_HDR_LEN)
 		return -EPROTO;
-	h->type = buf[0];
+	h->type = buf[SMCD_OFF(type)];
 	memcpy(&half, buf + SMCD_CDC_PROD_OFF, sizeof(half));
 	smcd_cdc_unpack_prod(half, h);
 	memcpy(&half, buf + SMCD_CDC_CONS_OFF, sizeof(half));

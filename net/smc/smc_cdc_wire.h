@@ -5,7 +5,8 @@
  *
  * SMC-R sends a 44-byte CDC message (big-endian fields); SMC-D writes a
  * 32-byte CDC header at the start of the peer's DMB (cursors in host
- * order).  Both are converted to and from host views here.
+ * order).  Both are converted to and from host views here; their layouts
+ * are the structs ..._wire below (see smc_wire.h).
  */
 #ifndef _SMC_CDC_WIRE_H
 #define _SMC_CDC_WIRE_H
@@ -33,6 +34,87 @@
 
 /* Minimal consumer-update threshold: half of the minimal send buffer */
 #define SMC_CDC_UPD_LIMIT_MIN		2304
+
+/* ---- Wire layouts (see smc_wire.h), offsets as in wire-cdc.md 3.1 ---- */
+
+/* SMC-R CDC message, one IB SEND */
+struct smcr_cdc_wire {
+	u8 type;		/* SMC_CDC_MSG_TYPE */
+	u8 len;			/* SMCR_CDC_MSG_LEN */
+	__be16 seqno;
+	__be32 token;		/* the receiver's alert token */
+	u8 reserved[2];
+	__be16 prod_wrap;
+	__be32 prod_count;
+	u8 reserved2[2];
+	__be16 cons_wrap;
+	__be32 cons_count;
+	u8 prod_flags;		/* SMC_CDC_PF_* */
+	u8 conn_state_flags;	/* SMC_CDC_CS_* */
+	u8 reserved3[18];
+} __packed;
+SMC_WIRE_AT(smcr_cdc_wire, type, 0);
+SMC_WIRE_AT(smcr_cdc_wire, len, 1);
+SMC_WIRE_AT(smcr_cdc_wire, seqno, 2);
+SMC_WIRE_AT(smcr_cdc_wire, token, 4);
+SMC_WIRE_AT(smcr_cdc_wire, reserved, 8);
+SMC_WIRE_AT(smcr_cdc_wire, prod_wrap, 10);
+SMC_WIRE_AT(smcr_cdc_wire, prod_count, 12);
+SMC_WIRE_AT(smcr_cdc_wire, reserved2, 16);
+SMC_WIRE_AT(smcr_cdc_wire, cons_wrap, 18);
+SMC_WIRE_AT(smcr_cdc_wire, cons_count, 20);
+SMC_WIRE_AT(smcr_cdc_wire, prod_flags, 24);
+SMC_WIRE_AT(smcr_cdc_wire, conn_state_flags, 25);
+SMC_WIRE_AT(smcr_cdc_wire, reserved3, 26);
+SMC_WIRE_SIZE(smcr_cdc_wire, 44);
+SMC_WIRE_SIZE(smcr_cdc_wire, SMCR_CDC_MSG_LEN);
+/* a receiver needs the message up to the flags */
+SMC_WIRE_AT(smcr_cdc_wire, reserved3, SMCR_CDC_MSG_MIN_RCV);
+
+/*
+ * SMC-D CDC header at the start of the peer's DMB (wire-smcd.md 3): two
+ * halves of 8 bytes, each read and written as one native u64.  Flags are
+ * carried in the consumer half only; the producer half has zero there.
+ */
+struct smcd_cdc_half_wire {
+	u16 wrap;		/* host order */
+	u32 count;		/* host order */
+	u8 prod_flags;		/* SMC_CDC_PF_* */
+	u8 conn_state_flags;	/* SMC_CDC_CS_* */
+} __packed;
+SMC_WIRE_AT(smcd_cdc_half_wire, wrap, 0);
+SMC_WIRE_AT(smcd_cdc_half_wire, count, 2);
+SMC_WIRE_AT(smcd_cdc_half_wire, prod_flags, 6);
+SMC_WIRE_AT(smcd_cdc_half_wire, conn_state_flags, 7);
+SMC_WIRE_SIZE(smcd_cdc_half_wire, 8);
+SMC_WIRE_SIZE(smcd_cdc_half_wire, sizeof(u64));
+
+struct smcd_cdc_wire {
+	u8 type;		/* SMC_CDC_MSG_TYPE */
+	u8 reserved[7];
+	struct smcd_cdc_half_wire prod;
+	struct smcd_cdc_half_wire cons;
+	u8 reserved2[8];
+} __packed;
+SMC_WIRE_AT(smcd_cdc_wire, type, 0);
+SMC_WIRE_AT(smcd_cdc_wire, reserved, 1);
+SMC_WIRE_AT(smcd_cdc_wire, prod, 8);
+SMC_WIRE_AT(smcd_cdc_wire, prod.wrap, 8);
+SMC_WIRE_AT(smcd_cdc_wire, prod.count, 10);
+SMC_WIRE_AT(smcd_cdc_wire, prod.prod_flags, 14);
+SMC_WIRE_AT(smcd_cdc_wire, prod.conn_state_flags, 15);
+SMC_WIRE_AT(smcd_cdc_wire, cons, 16);
+SMC_WIRE_AT(smcd_cdc_wire, cons.wrap, 16);
+SMC_WIRE_AT(smcd_cdc_wire, cons.count, 18);
+SMC_WIRE_AT(smcd_cdc_wire, cons.prod_flags, 22);
+SMC_WIRE_AT(smcd_cdc_wire, cons.conn_state_flags, 23);
+SMC_WIRE_AT(smcd_cdc_wire, reserved2, 24);
+SMC_WIRE_SIZE(smcd_cdc_wire, 32);
+SMC_WIRE_SIZE(smcd_cdc_wire, SMCD_CDC_HDR_LEN);
+SMC_WIRE_AT(smcd_cdc_wire, prod, SMCD_CDC_PROD_OFF);
+SMC_WIRE_AT(smcd_cdc_wire, cons, SMCD_CDC_CONS_OFF);
+
+#define SMCD_CDC_HALF_OFF(f)	offsetof(struct smcd_cdc_half_wire, f)
 
 /* Position in a ring: count is 0..size-1, wrap counts passes of the end */
 struct smc_cursor {
@@ -180,13 +262,13 @@ struct smcd_cdc_hdr {
 static inline u64 smcd_cdc_pack_half(const struct smc_cursor *c, u8 pflags,
 				     u8 cflags)
 {
-	u8 b[8];
+	u8 b[sizeof(struct smcd_cdc_half_wire)];
 	u64 v;
 
-	smc_put_host16(b, c->wrap);
-	smc_put_host32(b + 2, c->count);
-	b[6] = pflags;
-	b[7] = cflags;
+	smc_put_host16(b + SMCD_CDC_HALF_OFF(wrap), c->wrap);
+	smc_put_host32(b + SMCD_CDC_HALF_OFF(count), c->count);
+	b[SMCD_CDC_HALF_OFF(prod_flags)] = pflags;
+	b[SMCD_CDC_HALF_OFF(conn_state_flags)] = cflags;
 	memcpy(&v, b, sizeof(v));
 	return v;
 }
@@ -194,15 +276,15 @@ static inline u64 smcd_cdc_pack_half(const struct smc_cursor *c, u8 pflags,
 static inline void smcd_cdc_unpack_half(u64 v, struct smc_cursor *c,
 					u8 *pflags, u8 *cflags)
 {
-	u8 b[8];
+	u8 b[sizeof(struct smcd_cdc_half_wire)];
 
 	memcpy(b, &v, sizeof(v));
-	c->wrap = smc_get_host16(b);
-	c->count = smc_get_host32(b + 2);
+	c->wrap = smc_get_host16(b + SMCD_CDC_HALF_OFF(wrap));
+	c->count = smc_get_host32(b + SMCD_CDC_HALF_OFF(count));
 	if (pflags)
-		*pflags = b[6];
+		*pflags = b[SMCD_CDC_HALF_OFF(prod_flags)];
 	if (cflags)
-		*cflags = b[7];
+		*cflags = b[SMCD_CDC_HALF_OFF(conn_state_flags)];
 }
 
 static inline u64 smcd_cdc_pack_prod(const struct smcd_cdc_hdr *h)
