@@ -1,10 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Shared Memory Communications: LLC messages to and from their host
- * view.  Pure (see smc_wire.h); the offsets are those of the protocol.
+ * view.  Pure (see smc_wire.h); fields are read and written at the
+ * offsets of the layout structs in smc_llc_wire.h.
  */
 
 #include "smc_llc_wire.h"
+
+/* Byte offset of field @f of a layout struct */
+#define HDR_OFF(f)		offsetof(struct smc_llc_hdr_wire, f)
+#define RKEY_OFF(f)		offsetof(struct smc_llc_rkey_wire, f)
+#define RKEY_LINK_OFF(f)	offsetof(struct smc_llc_rkey_link_wire, f)
+#define CONF_LINK_OFF(f)	offsetof(struct smc_llc_confirm_link_wire, f)
+#define ADD_LINK_OFF(f)		offsetof(struct smc_llc_add_link_wire, f)
+#define ADD_LINK2_OFF(f)	offsetof(struct smc_llc_add_link_v2_wire, f)
+#define ADD_CONT_OFF(f)		offsetof(struct smc_llc_add_link_cont_wire, f)
+#define DEL_LINK_OFF(f)		offsetof(struct smc_llc_delete_link_wire, f)
+#define REQ_ADD_OFF(f)		offsetof(struct smc_llc_req_add_link_wire, f)
+#define CONF_RKEY_OFF(f)	offsetof(struct smc_llc_confirm_rkey_wire, f)
+#define DEL_RKEY_OFF(f)		offsetof(struct smc_llc_delete_rkey_wire, f)
+#define TEST_LINK_OFF(f)	offsetof(struct smc_llc_test_link_wire, f)
+
+/* Sizes of an rkey triple, and of REQUEST ADD LINK before its GIDs */
+#define RKEY_LEN		sizeof(struct smc_llc_rkey_wire)
+#define REQ_ADD_HDR		sizeof(struct smc_llc_req_add_link_wire)
 
 /* Is @type a message of this encoding?  Others are dropped unread. */
 static bool smc_llc_known(u8 type, u8 version)
@@ -37,19 +56,19 @@ int smc_llc_parse_hdr(const u8 *buf, u32 len, struct smc_llc_hdr *h)
 	if (len < SMC_LLC_MSG_LEN)
 		return -EPROTO;
 	memset(h, 0, sizeof(*h));
-	h->type = buf[0] & 0x0f;
-	h->flags = buf[3];
-	switch (buf[0] & 0xf0) {
+	h->type = buf[HDR_OFF(type)] & SMC_LLC_TYPE_MASK;
+	h->flags = buf[HDR_OFF(flags)];
+	switch (buf[HDR_OFF(type)] & SMC_LLC_VERSION_MASK) {
 	case 0:
-		if (buf[1] != SMC_LLC_MSG_LEN)
+		if (buf[HDR_OFF(v1.length)] != SMC_LLC_MSG_LEN)
 			return -EPROTO;
 		h->version = 1;
 		h->length = SMC_LLC_MSG_LEN;
-		h->rej_rsn = buf[2] & 0x0f;
+		h->rej_rsn = buf[HDR_OFF(v1.rej_rsn)] & SMC_LLC_REJ_RSN_MASK;
 		break;
 	case SMC_LLC_V2:
 		h->version = 2;
-		h->length = smc_get_host16(buf + 1);
+		h->length = smc_get_host16(buf + HDR_OFF(v2.length));
 		if (h->length < SMC_LLC_MSG_LEN)
 			return -EPROTO;
 		break;
@@ -62,28 +81,28 @@ int smc_llc_parse_hdr(const u8 *buf, u32 len, struct smc_llc_hdr *h)
 static void smc_llc_put_hdr(u8 *out, const struct smc_llc_hdr *h, u16 length)
 {
 	if (h->version == 2) {
-		out[0] = SMC_LLC_V2 | h->type;
-		smc_put_host16(out + 1, length);
+		out[HDR_OFF(type)] = SMC_LLC_V2 | h->type;
+		smc_put_host16(out + HDR_OFF(v2.length), length);
 	} else {
-		out[0] = h->type;
-		out[1] = SMC_LLC_MSG_LEN;
-		out[2] = h->rej_rsn & 0x0f;
+		out[HDR_OFF(type)] = h->type;
+		out[HDR_OFF(v1.length)] = SMC_LLC_MSG_LEN;
+		out[HDR_OFF(v1.rej_rsn)] = h->rej_rsn & SMC_LLC_REJ_RSN_MASK;
 	}
-	out[3] = h->flags;
+	out[HDR_OFF(flags)] = h->flags;
 }
 
 static void smc_llc_get_rkey(const u8 *p, struct smc_llc_rkey *rk)
 {
-	rk->rkey = smc_get_be32(p);
-	rk->rkey_new = smc_get_be32(p + 4);
-	rk->addr_new = smc_get_be64(p + 8);
+	rk->rkey = smc_get_be32(p + RKEY_OFF(rkey));
+	rk->rkey_new = smc_get_be32(p + RKEY_OFF(rkey_new));
+	rk->addr_new = smc_get_be64(p + RKEY_OFF(addr_new));
 }
 
 static void smc_llc_put_rkey(u8 *p, const struct smc_llc_rkey *rk)
 {
-	smc_put_be32(p, rk->rkey);
-	smc_put_be32(p + 4, rk->rkey_new);
-	smc_put_be64(p + 8, rk->addr_new);
+	smc_put_be32(p + RKEY_OFF(rkey), rk->rkey);
+	smc_put_be32(p + RKEY_OFF(rkey_new), rk->rkey_new);
+	smc_put_be64(p + RKEY_OFF(addr_new), rk->addr_new);
 }
 
 /* Bytes of the message we may read: its length, within the buffer */
@@ -97,28 +116,32 @@ static void smc_llc_parse_add_link(const u8 *buf, u32 avail,
 {
 	u32 present;
 
-	memcpy(m->add_link.mac, buf + 4, 6);
-	memcpy(m->add_link.gid, buf + 12, SMC_LLC_GID_LEN);
-	m->add_link.qpn = smc_get_be24(buf + 28);
-	m->add_link.link_id = buf[31];
-	m->add_link.mtu = buf[32] & 0x0f;
-	m->add_link.psn = smc_get_be24(buf + 33);
+	memcpy(m->add_link.mac, buf + ADD_LINK_OFF(mac),
+	       sizeof(m->add_link.mac));
+	memcpy(m->add_link.gid, buf + ADD_LINK_OFF(gid), SMC_LLC_GID_LEN);
+	m->add_link.qpn = smc_get_be24(buf + ADD_LINK_OFF(qpn));
+	m->add_link.link_id = buf[ADD_LINK_OFF(link_id)];
+	m->add_link.mtu = buf[ADD_LINK_OFF(mtu)] & SMC_LLC_QP_MTU_MASK;
+	m->add_link.psn = smc_get_be24(buf + ADD_LINK_OFF(psn));
 	if (m->hdr.version != 2 || avail < SMC_LLC_ADD_LINK_V2_HDR)
 		return;
 	m->add_link.v2_ext = true;
-	m->add_link.direct = buf[44] & 0x80;
-	memcpy(m->add_link.target_gid, buf + 46, SMC_LLC_GID_LEN);
+	m->add_link.direct = buf[ADD_LINK2_OFF(flags)] &
+			     SMC_LLC_ADD_LINK_DIRECT;
+	memcpy(m->add_link.target_gid, buf + ADD_LINK2_OFF(target_gid),
+	       SMC_LLC_GID_LEN);
 	/* the count is the sender's guess: trust only what is there */
-	present = (avail - SMC_LLC_ADD_LINK_V2_HDR) / 16;
-	m->add_link.rkey_cnt = min_t(u32, smc_get_host16(buf + 70) & 0xff,
-				     present);
+	present = (avail - SMC_LLC_ADD_LINK_V2_HDR) / RKEY_LEN;
+	m->add_link.rkey_cnt =
+		min_t(u32, smc_get_host16(buf + ADD_LINK2_OFF(rkey_cnt)) & 0xff,
+		      present);
 }
 
 static void smc_llc_parse_rkey_link(const u8 *p, struct smc_llc_rkey_link *l)
 {
-	l->link_id = p[0];
-	l->rkey = smc_get_be32(p + 1);
-	l->addr = smc_get_be64(p + 5);
+	l->link_id = p[RKEY_LINK_OFF(link_id)];
+	l->rkey = smc_get_be32(p + RKEY_LINK_OFF(rkey));
+	l->addr = smc_get_be64(p + RKEY_LINK_OFF(addr));
 }
 
 /* A received message into @m; errors as smc_llc_parse_hdr() */
@@ -135,53 +158,64 @@ int smc_llc_parse(const u8 *buf, u32 len, struct smc_llc_msg *m)
 
 	switch (m->hdr.type) {
 	case SMC_LLC_CONFIRM_LINK:
-		memcpy(m->confirm_link.mac, buf + 4, 6);
-		memcpy(m->confirm_link.gid, buf + 10, SMC_LLC_GID_LEN);
-		m->confirm_link.qpn = smc_get_be24(buf + 26);
-		m->confirm_link.link_id = buf[29];
-		memcpy(m->confirm_link.link_uid, buf + 30, 4);
-		m->confirm_link.max_links = buf[34];
-		m->confirm_link.max_conns = buf[35];
+		memcpy(m->confirm_link.mac, buf + CONF_LINK_OFF(mac),
+		       sizeof(m->confirm_link.mac));
+		memcpy(m->confirm_link.gid, buf + CONF_LINK_OFF(gid),
+		       SMC_LLC_GID_LEN);
+		m->confirm_link.qpn = smc_get_be24(buf + CONF_LINK_OFF(qpn));
+		m->confirm_link.link_id = buf[CONF_LINK_OFF(link_id)];
+		memcpy(m->confirm_link.link_uid, buf + CONF_LINK_OFF(link_uid),
+		       sizeof(m->confirm_link.link_uid));
+		m->confirm_link.max_links = buf[CONF_LINK_OFF(max_links)];
+		m->confirm_link.max_conns = buf[CONF_LINK_OFF(max_conns)];
 		break;
 	case SMC_LLC_ADD_LINK:
 		smc_llc_parse_add_link(buf, avail, m);
 		break;
 	case SMC_LLC_ADD_LINK_CONT:
-		m->add_link_cont.link_id = buf[4];
-		m->add_link_cont.num_rkeys = buf[5];
-		smc_llc_get_rkey(buf + 8, &m->add_link_cont.rk[0]);
-		smc_llc_get_rkey(buf + 24, &m->add_link_cont.rk[1]);
+		m->add_link_cont.link_id = buf[ADD_CONT_OFF(link_id)];
+		m->add_link_cont.num_rkeys = buf[ADD_CONT_OFF(num_rkeys)];
+		smc_llc_get_rkey(buf + ADD_CONT_OFF(rk[0]),
+				 &m->add_link_cont.rk[0]);
+		smc_llc_get_rkey(buf + ADD_CONT_OFF(rk[1]),
+				 &m->add_link_cont.rk[1]);
 		break;
 	case SMC_LLC_DELETE_LINK:
-		m->delete_link.link_id = buf[4];
-		m->delete_link.reason = smc_get_be32(buf + 5);
+		m->delete_link.link_id = buf[DEL_LINK_OFF(link_id)];
+		m->delete_link.reason =
+			smc_get_be32(buf + DEL_LINK_OFF(reason));
 		break;
 	case SMC_LLC_REQ_ADD_LINK:
-		n = buf[24];
-		if (n > 2 || (n == 2 && avail < 28 + 2 * SMC_LLC_GID_LEN))
+		n = buf[REQ_ADD_OFF(gid_cnt)];
+		if (n > 2 ||
+		    (n == 2 && avail < REQ_ADD_HDR + n * SMC_LLC_GID_LEN))
 			return -EPROTO;
 		m->req_add_link.gid_cnt = n;
 		/* one GID fits in the 44-byte message */
 		for (i = 0; i < n; i++)
 			memcpy(m->req_add_link.gid[i],
-			       buf + 28 + i * SMC_LLC_GID_LEN, SMC_LLC_GID_LEN);
+			       buf + REQ_ADD_OFF(gid[i]), SMC_LLC_GID_LEN);
 		break;
 	case SMC_LLC_CONFIRM_RKEY:
-		m->confirm_rkey.num_other = buf[4];
-		m->confirm_rkey.rkey = smc_get_be32(buf + 5);
-		m->confirm_rkey.addr = smc_get_be64(buf + 9);
-		smc_llc_parse_rkey_link(buf + 17, &m->confirm_rkey.other[0]);
-		smc_llc_parse_rkey_link(buf + 30, &m->confirm_rkey.other[1]);
+		m->confirm_rkey.num_other = buf[CONF_RKEY_OFF(num_other)];
+		m->confirm_rkey.rkey = smc_get_be32(buf + CONF_RKEY_OFF(rkey));
+		m->confirm_rkey.addr = smc_get_be64(buf + CONF_RKEY_OFF(addr));
+		smc_llc_parse_rkey_link(buf + CONF_RKEY_OFF(other[0]),
+					&m->confirm_rkey.other[0]);
+		smc_llc_parse_rkey_link(buf + CONF_RKEY_OFF(other[1]),
+					&m->confirm_rkey.other[1]);
 		break;
 	case SMC_LLC_DELETE_RKEY:
-		m->delete_rkey.count = buf[4];
-		m->delete_rkey.err_mask = buf[5];
-		n = min_t(u32, buf[4], SMC_LLC_DEL_RKEY_MAX);
+		m->delete_rkey.count = buf[DEL_RKEY_OFF(count)];
+		m->delete_rkey.err_mask = buf[DEL_RKEY_OFF(err_mask)];
+		n = min_t(u32, buf[DEL_RKEY_OFF(count)], SMC_LLC_DEL_RKEY_MAX);
 		for (i = 0; i < n; i++)
-			m->delete_rkey.rkey[i] = smc_get_be32(buf + 8 + 4 * i);
+			m->delete_rkey.rkey[i] =
+				smc_get_be32(buf + DEL_RKEY_OFF(rkey[i]));
 		break;
 	case SMC_LLC_TEST_LINK:
-		memcpy(m->test_link.user_data, buf + 4, 16);
+		memcpy(m->test_link.user_data, buf + TEST_LINK_OFF(user_data),
+		       sizeof(m->test_link.user_data));
 		break;
 	default:	/* CONFIRM RKEY CONTINUATION: nothing we use */
 		break;
@@ -197,10 +231,10 @@ int smc_llc_add_link_rkey(const u8 *buf, u32 len,
 			  const struct smc_llc_msg *m, unsigned int i,
 			  struct smc_llc_rkey *rk)
 {
-	u32 off = SMC_LLC_ADD_LINK_V2_HDR + 16 * i;
+	u32 off = ADD_LINK2_OFF(rkeys[i]);
 
 	if (m->hdr.type != SMC_LLC_ADD_LINK || !m->add_link.v2_ext ||
-	    i >= m->add_link.rkey_cnt || off + 16 > len)
+	    i >= m->add_link.rkey_cnt || off + RKEY_LEN > len)
 		return -EINVAL;
 	smc_llc_get_rkey(buf + off, rk);
 	return 0;
@@ -208,9 +242,9 @@ int smc_llc_add_link_rkey(const u8 *buf, u32 len,
 
 static void smc_llc_put_rkey_link(u8 *p, const struct smc_llc_rkey_link *l)
 {
-	p[0] = l->link_id;
-	smc_put_be32(p + 1, l->rkey);
-	smc_put_be64(p + 5, l->addr);
+	p[RKEY_LINK_OFF(link_id)] = l->link_id;
+	smc_put_be32(p + RKEY_LINK_OFF(rkey), l->rkey);
+	smc_put_be64(p + RKEY_LINK_OFF(addr), l->addr);
 }
 
 /* Length of the message @m will be sent as */
@@ -221,9 +255,10 @@ static u32 smc_llc_msg_len(const struct smc_llc_msg *m)
 	if (m->hdr.version != 2)
 		return SMC_LLC_MSG_LEN;
 	if (m->hdr.type == SMC_LLC_ADD_LINK && m->add_link.v2_ext)
-		return SMC_LLC_ADD_LINK_V2_HDR + 16 * m->add_link.rkey_cnt;
+		return SMC_LLC_ADD_LINK_V2_HDR +
+		       RKEY_LEN * m->add_link.rkey_cnt;
 	if (m->hdr.type == SMC_LLC_REQ_ADD_LINK) {
-		n = 28 + SMC_LLC_GID_LEN * m->req_add_link.gid_cnt;
+		n = REQ_ADD_HDR + SMC_LLC_GID_LEN * m->req_add_link.gid_cnt;
 		return max_t(u32, n, SMC_LLC_MSG_LEN);
 	}
 	return SMC_LLC_MSG_LEN;
@@ -247,67 +282,81 @@ int smc_llc_build(u8 *out, u32 outlen, const struct smc_llc_msg *m,
 
 	switch (m->hdr.type) {
 	case SMC_LLC_CONFIRM_LINK:
-		memcpy(out + 4, m->confirm_link.mac, 6);
-		memcpy(out + 10, m->confirm_link.gid, SMC_LLC_GID_LEN);
-		smc_put_be24(out + 26, m->confirm_link.qpn);
-		out[29] = m->confirm_link.link_id;
-		memcpy(out + 30, m->confirm_link.link_uid, 4);
-		out[34] = m->confirm_link.max_links;
-		out[35] = m->confirm_link.max_conns;
+		memcpy(out + CONF_LINK_OFF(mac), m->confirm_link.mac,
+		       sizeof(m->confirm_link.mac));
+		memcpy(out + CONF_LINK_OFF(gid), m->confirm_link.gid,
+		       SMC_LLC_GID_LEN);
+		smc_put_be24(out + CONF_LINK_OFF(qpn), m->confirm_link.qpn);
+		out[CONF_LINK_OFF(link_id)] = m->confirm_link.link_id;
+		memcpy(out + CONF_LINK_OFF(link_uid), m->confirm_link.link_uid,
+		       sizeof(m->confirm_link.link_uid));
+		out[CONF_LINK_OFF(max_links)] = m->confirm_link.max_links;
+		out[CONF_LINK_OFF(max_conns)] = m->confirm_link.max_conns;
 		break;
 	case SMC_LLC_ADD_LINK:
-		memcpy(out + 4, m->add_link.mac, 6);
-		memcpy(out + 12, m->add_link.gid, SMC_LLC_GID_LEN);
-		smc_put_be24(out + 28, m->add_link.qpn);
-		out[31] = m->add_link.link_id;
-		out[32] = m->add_link.mtu & 0x0f;
-		smc_put_be24(out + 33, m->add_link.psn);
+		memcpy(out + ADD_LINK_OFF(mac), m->add_link.mac,
+		       sizeof(m->add_link.mac));
+		memcpy(out + ADD_LINK_OFF(gid), m->add_link.gid,
+		       SMC_LLC_GID_LEN);
+		smc_put_be24(out + ADD_LINK_OFF(qpn), m->add_link.qpn);
+		out[ADD_LINK_OFF(link_id)] = m->add_link.link_id;
+		out[ADD_LINK_OFF(mtu)] = m->add_link.mtu & SMC_LLC_QP_MTU_MASK;
+		smc_put_be24(out + ADD_LINK_OFF(psn), m->add_link.psn);
 		if (m->hdr.version != 2 || !m->add_link.v2_ext)
 			break;
 		if (m->add_link.rkey_cnt && !rkeys)
 			return -EINVAL;
-		out[44] = m->add_link.direct ? 0x80 : 0;
-		memcpy(out + 46, m->add_link.target_gid, SMC_LLC_GID_LEN);
-		smc_put_host16(out + 70, m->add_link.rkey_cnt);
+		out[ADD_LINK2_OFF(flags)] = m->add_link.direct ?
+					    SMC_LLC_ADD_LINK_DIRECT : 0;
+		memcpy(out + ADD_LINK2_OFF(target_gid), m->add_link.target_gid,
+		       SMC_LLC_GID_LEN);
+		smc_put_host16(out + ADD_LINK2_OFF(rkey_cnt),
+			       m->add_link.rkey_cnt);
 		for (i = 0; i < m->add_link.rkey_cnt; i++)
-			smc_llc_put_rkey(out + SMC_LLC_ADD_LINK_V2_HDR + 16 * i,
+			smc_llc_put_rkey(out + ADD_LINK2_OFF(rkeys[i]),
 					 &rkeys[i]);
 		break;
 	case SMC_LLC_ADD_LINK_CONT:
-		out[4] = m->add_link_cont.link_id;
-		out[5] = m->add_link_cont.num_rkeys;
-		smc_llc_put_rkey(out + 8, &m->add_link_cont.rk[0]);
-		smc_llc_put_rkey(out + 24, &m->add_link_cont.rk[1]);
+		out[ADD_CONT_OFF(link_id)] = m->add_link_cont.link_id;
+		out[ADD_CONT_OFF(num_rkeys)] = m->add_link_cont.num_rkeys;
+		smc_llc_put_rkey(out + ADD_CONT_OFF(rk[0]),
+				 &m->add_link_cont.rk[0]);
+		smc_llc_put_rkey(out + ADD_CONT_OFF(rk[1]),
+				 &m->add_link_cont.rk[1]);
 		break;
 	case SMC_LLC_DELETE_LINK:
-		out[4] = m->delete_link.link_id;
-		smc_put_be32(out + 5, m->delete_link.reason);
+		out[DEL_LINK_OFF(link_id)] = m->delete_link.link_id;
+		smc_put_be32(out + DEL_LINK_OFF(reason), m->delete_link.reason);
 		break;
 	case SMC_LLC_REQ_ADD_LINK:
 		n = m->req_add_link.gid_cnt;
 		if (n > 2)
 			return -EINVAL;
-		out[24] = n;
+		out[REQ_ADD_OFF(gid_cnt)] = n;
 		for (i = 0; i < n; i++)
-			memcpy(out + 28 + i * SMC_LLC_GID_LEN,
+			memcpy(out + REQ_ADD_OFF(gid[i]),
 			       m->req_add_link.gid[i], SMC_LLC_GID_LEN);
 		break;
 	case SMC_LLC_CONFIRM_RKEY:
-		out[4] = m->confirm_rkey.num_other;
-		smc_put_be32(out + 5, m->confirm_rkey.rkey);
-		smc_put_be64(out + 9, m->confirm_rkey.addr);
-		smc_llc_put_rkey_link(out + 17, &m->confirm_rkey.other[0]);
-		smc_llc_put_rkey_link(out + 30, &m->confirm_rkey.other[1]);
+		out[CONF_RKEY_OFF(num_other)] = m->confirm_rkey.num_other;
+		smc_put_be32(out + CONF_RKEY_OFF(rkey), m->confirm_rkey.rkey);
+		smc_put_be64(out + CONF_RKEY_OFF(addr), m->confirm_rkey.addr);
+		smc_llc_put_rkey_link(out + CONF_RKEY_OFF(other[0]),
+				      &m->confirm_rkey.other[0]);
+		smc_llc_put_rkey_link(out + CONF_RKEY_OFF(other[1]),
+				      &m->confirm_rkey.other[1]);
 		break;
 	case SMC_LLC_DELETE_RKEY:
-		out[4] = m->delete_rkey.count;
-		out[5] = m->delete_rkey.err_mask;
+		out[DEL_RKEY_OFF(count)] = m->delete_rkey.count;
+		out[DEL_RKEY_OFF(err_mask)] = m->delete_rkey.err_mask;
 		n = min_t(u32, m->delete_rkey.count, SMC_LLC_DEL_RKEY_MAX);
 		for (i = 0; i < n; i++)
-			smc_put_be32(out + 8 + 4 * i, m->delete_rkey.rkey[i]);
+			smc_put_be32(out + DEL_RKEY_OFF(rkey[i]),
+				     m->delete_rkey.rkey[i]);
 		break;
 	case SMC_LLC_TEST_LINK:
-		memcpy(out + 4, m->test_link.user_data, 16);
+		memcpy(out + TEST_LINK_OFF(user_data), m->test_link.user_data,
+		       sizeof(m->test_link.user_data));
 		break;
 	default:
 		break;

@@ -7,7 +7,8 @@
  * length 44) and v2 (byte 0 is 0x20 | type, bytes 1-2 the length in
  * the sender's byte order, up to 8192 for the two large messages).
  * A message is converted to and from a host view, struct smc_llc_msg;
- * receivers act on the type whatever the encoding.
+ * receivers act on the type whatever the encoding.  The layouts of the
+ * messages are the structs ..._wire below (see smc_wire.h).
  */
 #ifndef _SMC_LLC_WIRE_H
 #define _SMC_LLC_WIRE_H
@@ -55,6 +56,233 @@ enum smc_llc_type {
 #define SMC_LLC_ADD_LINK_V2_HDR		72	/* base + extension, no rkeys */
 #define SMC_LLC_DEL_RKEY_MAX		8	/* in a 44-byte message */
 #define SMC_LLC_RKEY_OTHER_MAX		3	/* CONFIRM RKEY's count, at most */
+
+/* Byte 0: the type, and in v2 SMC_LLC_V2 in the high nibble */
+#define SMC_LLC_TYPE_MASK		0x0f
+#define SMC_LLC_VERSION_MASK		0xf0
+/* v1 byte 2: the ADD LINK reject reason */
+#define SMC_LLC_REJ_RSN_MASK		0x0f
+/* ADD LINK: the QP MTU nibble, and the flag of the v2 extension */
+#define SMC_LLC_QP_MTU_MASK		0x0f
+#define SMC_LLC_ADD_LINK_DIRECT		0x80
+
+/*
+ * ---- Wire layouts (see smc_wire.h), offsets as in wire-smcr.md 4 ----
+ *
+ * All messages are SMC_LLC_MSG_LEN bytes but the v2 ADD LINK with its
+ * extension and the v2 REQUEST ADD LINK, whose entries follow the
+ * structs below.
+ */
+
+struct smc_llc_hdr_wire {
+	u8 type;		/* SMC_LLC_TYPE_MASK, SMC_LLC_VERSION_MASK */
+	union {
+		struct {
+			u8 length;	/* SMC_LLC_MSG_LEN */
+			u8 rej_rsn;	/* SMC_LLC_REJ_RSN_MASK */
+		} __packed v1;
+		struct {
+			u16 length;	/* host order */
+		} __packed v2;
+	};
+	u8 flags;		/* SMC_LLC_FLAG_* */
+} __packed;
+SMC_WIRE_AT(smc_llc_hdr_wire, type, 0);
+SMC_WIRE_AT(smc_llc_hdr_wire, v1.length, 1);
+SMC_WIRE_AT(smc_llc_hdr_wire, v1.rej_rsn, 2);
+SMC_WIRE_AT(smc_llc_hdr_wire, v2.length, 1);
+SMC_WIRE_AT(smc_llc_hdr_wire, flags, 3);
+SMC_WIRE_SIZE(smc_llc_hdr_wire, 4);
+
+struct smc_llc_confirm_link_wire {
+	struct smc_llc_hdr_wire hdr;
+	u8 mac[6];
+	u8 gid[SMC_LLC_GID_LEN];
+	u8 qpn[3];
+	u8 link_id;
+	u8 link_uid[4];
+	u8 max_links;
+	u8 max_conns;
+	u8 reserved[8];
+} __packed;
+SMC_WIRE_AT(smc_llc_confirm_link_wire, hdr, 0);
+SMC_WIRE_AT(smc_llc_confirm_link_wire, mac, 4);
+SMC_WIRE_AT(smc_llc_confirm_link_wire, gid, 10);
+SMC_WIRE_AT(smc_llc_confirm_link_wire, qpn, 26);
+SMC_WIRE_AT(smc_llc_confirm_link_wire, link_id, 29);
+SMC_WIRE_AT(smc_llc_confirm_link_wire, link_uid, 30);
+SMC_WIRE_AT(smc_llc_confirm_link_wire, max_links, 34);
+SMC_WIRE_AT(smc_llc_confirm_link_wire, max_conns, 35);
+SMC_WIRE_AT(smc_llc_confirm_link_wire, reserved, 36);
+SMC_WIRE_SIZE(smc_llc_confirm_link_wire, 44);
+
+/* An RMB's rkey triple: ADD LINK CONTINUATION, v2 ADD LINK extension */
+struct smc_llc_rkey_wire {
+	__be32 rkey;		/* on the link that carries the message */
+	__be32 rkey_new;	/* on the new link */
+	__be64 addr_new;
+} __packed;
+SMC_WIRE_AT(smc_llc_rkey_wire, rkey, 0);
+SMC_WIRE_AT(smc_llc_rkey_wire, rkey_new, 4);
+SMC_WIRE_AT(smc_llc_rkey_wire, addr_new, 8);
+SMC_WIRE_SIZE(smc_llc_rkey_wire, 16);
+
+struct smc_llc_add_link_wire {
+	struct smc_llc_hdr_wire hdr;
+	u8 mac[6];
+	u8 reserved[2];
+	u8 gid[SMC_LLC_GID_LEN];
+	u8 qpn[3];
+	u8 link_id;
+	u8 mtu;			/* SMC_LLC_QP_MTU_MASK */
+	u8 psn[3];
+	u8 reserved2[8];
+} __packed;
+SMC_WIRE_AT(smc_llc_add_link_wire, hdr, 0);
+SMC_WIRE_AT(smc_llc_add_link_wire, mac, 4);
+SMC_WIRE_AT(smc_llc_add_link_wire, reserved, 10);
+SMC_WIRE_AT(smc_llc_add_link_wire, gid, 12);
+SMC_WIRE_AT(smc_llc_add_link_wire, qpn, 28);
+SMC_WIRE_AT(smc_llc_add_link_wire, link_id, 31);
+SMC_WIRE_AT(smc_llc_add_link_wire, mtu, 32);
+SMC_WIRE_AT(smc_llc_add_link_wire, psn, 33);
+SMC_WIRE_AT(smc_llc_add_link_wire, reserved2, 36);
+SMC_WIRE_SIZE(smc_llc_add_link_wire, 44);
+
+/* v2 ADD LINK with its extension: rkey_cnt triples follow */
+struct smc_llc_add_link_v2_wire {
+	struct smc_llc_add_link_wire base;
+	u8 flags;		/* SMC_LLC_ADD_LINK_DIRECT */
+	u8 reserved;
+	u8 target_gid[SMC_LLC_GID_LEN];
+	u8 reserved2[8];
+	u16 rkey_cnt;		/* host order; the low 8 bits count */
+	struct smc_llc_rkey_wire rkeys[];
+} __packed;
+SMC_WIRE_AT(smc_llc_add_link_v2_wire, base, 0);
+SMC_WIRE_AT(smc_llc_add_link_v2_wire, flags, 44);
+SMC_WIRE_AT(smc_llc_add_link_v2_wire, reserved, 45);
+SMC_WIRE_AT(smc_llc_add_link_v2_wire, target_gid, 46);
+SMC_WIRE_AT(smc_llc_add_link_v2_wire, reserved2, 62);
+SMC_WIRE_AT(smc_llc_add_link_v2_wire, rkey_cnt, 70);
+SMC_WIRE_AT(smc_llc_add_link_v2_wire, rkeys, 72);
+SMC_WIRE_SIZE(smc_llc_add_link_v2_wire, 72);
+SMC_WIRE_SIZE(smc_llc_add_link_v2_wire, SMC_LLC_ADD_LINK_V2_HDR);
+
+struct smc_llc_add_link_cont_wire {
+	struct smc_llc_hdr_wire hdr;
+	u8 link_id;
+	u8 num_rkeys;		/* still to come, these included */
+	u8 reserved[2];
+	struct smc_llc_rkey_wire rk[2];
+	u8 reserved2[4];
+} __packed;
+SMC_WIRE_AT(smc_llc_add_link_cont_wire, hdr, 0);
+SMC_WIRE_AT(smc_llc_add_link_cont_wire, link_id, 4);
+SMC_WIRE_AT(smc_llc_add_link_cont_wire, num_rkeys, 5);
+SMC_WIRE_AT(smc_llc_add_link_cont_wire, reserved, 6);
+SMC_WIRE_AT(smc_llc_add_link_cont_wire, rk[0], 8);
+SMC_WIRE_AT(smc_llc_add_link_cont_wire, rk[1], 24);
+SMC_WIRE_AT(smc_llc_add_link_cont_wire, reserved2, 40);
+SMC_WIRE_SIZE(smc_llc_add_link_cont_wire, 44);
+
+struct smc_llc_delete_link_wire {
+	struct smc_llc_hdr_wire hdr;
+	u8 link_id;
+	__be32 reason;		/* SMC_LLC_DEL_* */
+	u8 reserved[35];
+} __packed;
+SMC_WIRE_AT(smc_llc_delete_link_wire, hdr, 0);
+SMC_WIRE_AT(smc_llc_delete_link_wire, link_id, 4);
+SMC_WIRE_AT(smc_llc_delete_link_wire, reason, 5);
+SMC_WIRE_AT(smc_llc_delete_link_wire, reserved, 9);
+SMC_WIRE_SIZE(smc_llc_delete_link_wire, 44);
+
+/* v2 only: gid_cnt GIDs follow, the message is at least 44 bytes */
+struct smc_llc_req_add_link_wire {
+	struct smc_llc_hdr_wire hdr;
+	u8 reserved[20];
+	u8 gid_cnt;
+	u8 reserved2[3];
+	u8 gid[][SMC_LLC_GID_LEN];
+} __packed;
+SMC_WIRE_AT(smc_llc_req_add_link_wire, hdr, 0);
+SMC_WIRE_AT(smc_llc_req_add_link_wire, reserved, 4);
+SMC_WIRE_AT(smc_llc_req_add_link_wire, gid_cnt, 24);
+SMC_WIRE_AT(smc_llc_req_add_link_wire, reserved2, 25);
+SMC_WIRE_AT(smc_llc_req_add_link_wire, gid, 28);
+SMC_WIRE_SIZE(smc_llc_req_add_link_wire, 28);
+
+/* An RMB on one link: CONFIRM RKEY (+ CONTINUATION) entries */
+struct smc_llc_rkey_link_wire {
+	u8 link_id;
+	__be32 rkey;
+	__be64 addr;
+} __packed;
+SMC_WIRE_AT(smc_llc_rkey_link_wire, link_id, 0);
+SMC_WIRE_AT(smc_llc_rkey_link_wire, rkey, 1);
+SMC_WIRE_AT(smc_llc_rkey_link_wire, addr, 5);
+SMC_WIRE_SIZE(smc_llc_rkey_link_wire, 13);
+
+struct smc_llc_confirm_rkey_wire {
+	struct smc_llc_hdr_wire hdr;
+	u8 num_other;		/* entries after the first */
+	__be32 rkey;		/* on the link that carries the message */
+	__be64 addr;
+	struct smc_llc_rkey_link_wire other[2];
+	u8 reserved;
+} __packed;
+SMC_WIRE_AT(smc_llc_confirm_rkey_wire, hdr, 0);
+SMC_WIRE_AT(smc_llc_confirm_rkey_wire, num_other, 4);
+SMC_WIRE_AT(smc_llc_confirm_rkey_wire, rkey, 5);
+SMC_WIRE_AT(smc_llc_confirm_rkey_wire, addr, 9);
+SMC_WIRE_AT(smc_llc_confirm_rkey_wire, other[0].link_id, 17);
+SMC_WIRE_AT(smc_llc_confirm_rkey_wire, other[0].rkey, 18);
+SMC_WIRE_AT(smc_llc_confirm_rkey_wire, other[0].addr, 22);
+SMC_WIRE_AT(smc_llc_confirm_rkey_wire, other[1].link_id, 30);
+SMC_WIRE_AT(smc_llc_confirm_rkey_wire, other[1].rkey, 31);
+SMC_WIRE_AT(smc_llc_confirm_rkey_wire, other[1].addr, 35);
+SMC_WIRE_AT(smc_llc_confirm_rkey_wire, reserved, 43);
+SMC_WIRE_SIZE(smc_llc_confirm_rkey_wire, 44);
+
+/* v1 only, never sent; received and ignored past the header */
+struct smc_llc_confirm_rkey_cont_wire {
+	struct smc_llc_hdr_wire hdr;
+	u8 num_entries;
+	struct smc_llc_rkey_link_wire entry[3];
+} __packed;
+SMC_WIRE_AT(smc_llc_confirm_rkey_cont_wire, hdr, 0);
+SMC_WIRE_AT(smc_llc_confirm_rkey_cont_wire, num_entries, 4);
+SMC_WIRE_AT(smc_llc_confirm_rkey_cont_wire, entry[0], 5);
+SMC_WIRE_AT(smc_llc_confirm_rkey_cont_wire, entry[1], 18);
+SMC_WIRE_AT(smc_llc_confirm_rkey_cont_wire, entry[2], 31);
+SMC_WIRE_SIZE(smc_llc_confirm_rkey_cont_wire, 44);
+
+struct smc_llc_delete_rkey_wire {
+	struct smc_llc_hdr_wire hdr;
+	u8 count;
+	u8 err_mask;
+	u8 reserved[2];
+	__be32 rkey[SMC_LLC_DEL_RKEY_MAX];
+	u8 reserved2[4];
+} __packed;
+SMC_WIRE_AT(smc_llc_delete_rkey_wire, hdr, 0);
+SMC_WIRE_AT(smc_llc_delete_rkey_wire, count, 4);
+SMC_WIRE_AT(smc_llc_delete_rkey_wire, err_mask, 5);
+SMC_WIRE_AT(smc_llc_delete_rkey_wire, reserved, 6);
+SMC_WIRE_AT(smc_llc_delete_rkey_wire, rkey, 8);
+SMC_WIRE_AT(smc_llc_delete_rkey_wire, reserved2, 40);
+SMC_WIRE_SIZE(smc_llc_delete_rkey_wire, 44);
+
+struct smc_llc_test_link_wire {
+	struct smc_llc_hdr_wire hdr;
+	u8 user_data[16];
+	u8 reserved[24];
+} __packed;
+SMC_WIRE_AT(smc_llc_test_link_wire, hdr, 0);
+SMC_WIRE_AT(smc_llc_test_link_wire, user_data, 4);
+SMC_WIRE_AT(smc_llc_test_link_wire, reserved, 20);
+SMC_WIRE_SIZE(smc_llc_test_link_wire, 44);
 
 struct smc_llc_hdr {
 	u8	type;		/* enum smc_llc_type */
