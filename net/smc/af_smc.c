@@ -409,6 +409,7 @@ out_lo:
 out_pnet:
 	debugfs_remove(smc_debugfs);
 	smc_pnet_exit();
+	smc_pnet_tables_exit();
 out_netns:
 	smc_netns_exit();
 	return rc;
@@ -435,6 +436,7 @@ static void __exit smc_exit(void)
 	smcr_dev_exit();
 	smc_loopback_exit();
 	debugfs_remove(smc_debugfs);
+	smc_pnet_tables_exit();
 	smc_netns_exit();
 }
 

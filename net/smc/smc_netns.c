@@ -40,7 +40,6 @@ struct smc_net {
 	struct ctl_table_header	*sysctl;
 	struct smc_stats __percpu *stats;
 	struct smc_fback_stats	fback;
-	struct smc_pnet_table	pnet;
 	/* DMBs our SMC-D connections own here; not counted in init_net */
 	atomic_t		smcd_dmbs;
 };
@@ -97,11 +96,6 @@ struct smc_stats __percpu *smc_net_stats(const struct net *net)
 struct smc_fback_stats *smc_net_fback(const struct net *net)
 {
 	return &smc_net(net)->fback;
-}
-
-struct smc_pnet_table *smc_net_pnet(const struct net *net)
-{
-	return &smc_net(net)->pnet;
 }
 
 atomic_t *smc_net_smcd_dmbs(const struct net *net)
@@ -205,7 +199,6 @@ static int __net_init smc_net_init(struct net *net)
 	sn->stats = smc_stats_alloc(&sn->fback);
 	if (!sn->stats)
 		return -ENOMEM;
-	smc_pnet_net_init(&sn->pnet);
 	rc = smc_sysctl_net_init(net, sn);
 	if (rc)
 		smc_stats_free(sn->stats);
@@ -219,7 +212,6 @@ static void __net_exit smc_net_exit(struct net *net)
 	/* every socket held the netns: all its DMBs are gone */
 	WARN_ON_ONCE(atomic_read(&sn->smcd_dmbs));
 	smc_sysctl_net_exit(sn);
-	smc_pnet_net_exit(&sn->pnet);
 	smc_stats_free(sn->stats);
 }
 

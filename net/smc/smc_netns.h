@@ -3,8 +3,9 @@
  * Shared Memory Communications: the state of a network namespace.
  *
  * Its net.smc sysctls (Documentation/networking/smc-sysctl.rst),
- * statistics (smc_stats.h), PNET ID table (smc_pnet.c) and SMC-D DMB
- * count, behind accessors: struct smc_net is smc_netns.c's own.
+ * statistics (smc_stats.h) and SMC-D DMB count, behind accessors:
+ * struct smc_net is smc_netns.c's own.  The PNET ID table (smc_pnet.c)
+ * keeps a pernet area of its own.
  */
 #ifndef _SMC_NETNS_H
 #define _SMC_NETNS_H
@@ -35,12 +36,6 @@ enum {
 	SMCR_BUF_MIXED,		/* contiguous pages if cheap, else vmalloc */
 };
 
-/* The PNET ID table of a network namespace (smc_pnet.c) */
-struct smc_pnet_table {
-	struct mutex		lock;		/* list */
-	struct list_head	list;		/* of struct smc_pnet_entry */
-};
-
 /* What a new SMC-R link group takes from the net.smc sysctls */
 struct smc_net_smcr {
 	int		testlink_time;	/* jiffies, 0: off */
@@ -64,19 +59,17 @@ unsigned int smc_net_autocork_size(const struct net *net);
 void smc_net_smcr(const struct net *net, struct smc_net_smcr *p);
 struct smc_stats __percpu *smc_net_stats(const struct net *net);
 struct smc_fback_stats *smc_net_fback(const struct net *net);
-struct smc_pnet_table *smc_net_pnet(const struct net *net);
 atomic_t *smc_net_smcd_dmbs(const struct net *net);
 int smc_netns_init(void);
 void smc_netns_exit(void);
 
-/* smc_pnet.c */
-void smc_pnet_net_init(struct smc_pnet_table *pt);
-void smc_pnet_net_exit(struct smc_pnet_table *pt);
+/* smc_pnet.c: the PNET ID table of each netns, in its own pernet area */
 void smc_pnet_lookup_dev(const char *name, const char *parent, u8 port,
 			 char *pnetid);
 void smc_pnet_lookup_netdev(struct net *net, const char *ifname,
 			    char *pnetid);
 int smc_pnet_init(void);
 void smc_pnet_exit(void);
+void smc_pnet_tables_exit(void);
 
 #endif /* _SMC_NETNS_H */

@@ -22,6 +22,7 @@
 #include <linux/smc.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
+#include <net/netns/generic.h>
 #include <rdma/ib_verbs.h>
 
 #include "smc_conn.h"
@@ -48,12 +49,27 @@ struct smc_pnet_entry {
 	u8			ibport;
 };
 
-static struct genl_family smc_pnet_family;
+/* The table of a network namespace, in a pernet area of its own */
+struct smc_pnet_table {
+	struct mutex		lock;		/* list */
+	struct list_head	list;		/* of struct smc_pnet_entry */
+};
 
-void smc_pnet_net_init(struct smc_pnet_table *pt)
+static struct genl_family smc_pnet_family;
+static unsigned int smc_pnet_net_id __read_mostly;
+
+static struct smc_pnet_table *smc_net_pnet(const struct net *net)
 {
+	return net_generic(net, smc_pnet_net_id);
+}
+
+static int __net_init smc_pnet_net_init(struct net *net)
+{
+	struct smc_pnet_table *pt = smc_net_pnet(net);
+
 	mutex_init(&pt->lock);
 	INIT_LIST_HEAD(&pt->list);
+	return 0;
 }
 
 /* Drop the entries of @pt that match @pnetid (all for NULL) */
@@ -72,8 +88,10 @@ static int smc_pnet_remove(struct smc_pnet_table *pt, const char *pnetid)
 	return n;
 }
 
-void smc_pnet_net_exit(struct smc_pnet_table *pt)
+static void __net_exit smc_pnet_net_exit(struct net *net)
 {
+	struct smc_pnet_table *pt = smc_net_pnet(net);
+
 	mutex_lock(&pt->lock);
 	smc_pnet_remove(pt, NULL);
 	mutex_unlock(&pt->lock);
@@ -406,12 +424,34 @@ static struct genl_family smc_pnet_family __ro_after_init = {
 	.resv_start_op	= SMC_PNETID_FLUSH + 1,
 };
 
+static struct pernet_operations smc_pnet_net_ops = {
+	.init	= smc_pnet_net_init,
+	.exit	= smc_pnet_net_exit,
+	.id	= &smc_pnet_net_id,
+	.size	= sizeof(struct smc_pnet_table),
+};
+
 int smc_pnet_init(void)
 {
-	return genl_register_family(&smc_pnet_family);
+	int rc;
+
+	rc = register_pernet_subsys(&smc_pnet_net_ops);
+	if (rc)
+		return rc;
+	rc = genl_register_family(&smc_pnet_family);
+	if (rc)
+		unregister_pernet_subsys(&smc_pnet_net_ops);
+	return rc;
 }
 
+/* No table change reaches the devices after this */
 void smc_pnet_exit(void)
 {
 	genl_unregister_family(&smc_pnet_family);
+}
+
+/* The tables go once no device looks them up any more */
+void smc_pnet_tables_exit(void)
+{
+	unregister_pernet_subsys(&smc_pnet_net_ops);
 }
