@@ -28,7 +28,6 @@
 #include "smc_netlink.h"
 #include "smc_netns.h"
 #include "smc_sock.h"
-#include "smc_stats.h"
 #include "smcd.h"
 #include "smcr_dev.h"
 #include "smcr_link.h"

@@ -17,15 +17,8 @@
 #include <asm/ioctls.h>
 
 #include "smc_conn.h"
-#include "smc_core.h"
-#include "smc_hs.h"
 #include "smc_ism.h"
-#include "smc_netns.h"
 #include "smc_sock.h"
-#include "smc_stats.h"
-#include "smcd.h"
-#include "smcr_dev.h"
-#include "smcr_link.h"
 
 /* The transport-neutral state of a new connection */
 void smc_conn_init(struct smc_conn *c)

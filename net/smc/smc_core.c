@@ -10,16 +10,9 @@
 #include <linux/atomic.h>
 #include <linux/workqueue.h>
 
-#include "smc_conn.h"
 #include "smc_core.h"
-#include "smc_hs.h"
 #include "smc_ism.h"
-#include "smc_netns.h"
 #include "smc_sock.h"
-#include "smc_stats.h"
-#include "smcd.h"
-#include "smcr_dev.h"
-#include "smcr_link.h"
 
 /*
  * Handshakes (connect_work and the children of listeners) sleep in CLC

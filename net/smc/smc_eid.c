@@ -16,17 +16,9 @@
 #include <linux/smc.h>
 #include <linux/string.h>
 
-#include "smc_conn.h"
-#include "smc_core.h"
 #include "smc_eid.h"
-#include "smc_hs.h"
 #include "smc_ism.h"
-#include "smc_netns.h"
 #include "smc_sock.h"
-#include "smc_stats.h"
-#include "smcd.h"
-#include "smcr_dev.h"
-#include "smcr_link.h"
 
 static DEFINE_MUTEX(smc_eid_lock);
 static u8 smc_ueids[SMC_MAX_UEID][SMC_CLC_EID_LEN];

@@ -15,8 +15,6 @@
 #include <linux/utsname.h>
 #include <net/sock.h>
 
-#include "smc_conn.h"
-#include "smc_core.h"
 #include "smc_eid.h"
 #include "smc_hs.h"
 #include "smc_ism.h"
@@ -25,7 +23,6 @@
 #include "smc_stats.h"
 #include "smcd.h"
 #include "smcr_dev.h"
-#include "smcr_link.h"
 
 /* Our host name for the first-contact extension, blank padded */
 void smc_hs_hostname(u8 *name)

@@ -24,16 +24,8 @@
 #include <net/sock.h>
 #include <net/transp_v6.h>
 
-#include "smc_conn.h"
-#include "smc_core.h"
-#include "smc_hs.h"
 #include "smc_ism.h"
-#include "smc_netns.h"
 #include "smc_sock.h"
-#include "smc_stats.h"
-#include "smcd.h"
-#include "smcr_dev.h"
-#include "smcr_link.h"
 
 /*
  * The lock of an inet smc sock has a class of its own.  The core gives

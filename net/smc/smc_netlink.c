@@ -22,8 +22,6 @@
 #include <net/genetlink.h>
 #include <net/sock.h>
 
-#include "smc_conn.h"
-#include "smc_core.h"
 #include "smc_eid.h"
 #include "smc_hs.h"
 #include "smc_ism.h"

@@ -25,17 +25,11 @@
 #include <net/netns/generic.h>
 #include <rdma/ib_verbs.h>
 
-#include "smc_conn.h"
-#include "smc_core.h"
-#include "smc_hs.h"
 #include "smc_ism.h"
 #include "smc_netns.h"
 #include "smc_pnetid.h"
 #include "smc_sock.h"
-#include "smc_stats.h"
-#include "smcd.h"
 #include "smcr_dev.h"
-#include "smcr_link.h"
 
 /* IBPORT of an interface entry, and the device ports entries may name */
 #define SMC_PNET_NETDEV_PORT	255

@@ -7,6 +7,12 @@
 #ifndef __SMC_PNETID_H
 #define __SMC_PNETID_H
 
+#ifdef __KERNEL__
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#endif
+
 #define SMC_PNETID_LEN		16	/* without a terminating NUL */
 
 static inline bool smc_pnetid_space(char c)

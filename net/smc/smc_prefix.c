@@ -14,16 +14,9 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 
-#include "smc_conn.h"
-#include "smc_core.h"
 #include "smc_hs.h"
 #include "smc_ism.h"
-#include "smc_netns.h"
 #include "smc_sock.h"
-#include "smc_stats.h"
-#include "smcd.h"
-#include "smcr_dev.h"
-#include "smcr_link.h"
 
 /* The local IPv4 address of @sk, IPv4-mapped ones included, or 0 */
 static __be32 smc_prefix_v4_addr(const struct sock *sk)

@@ -26,16 +26,10 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 
-#include "smc_conn.h"
-#include "smc_core.h"
 #include "smc_hs.h"
 #include "smc_ism.h"
-#include "smc_netns.h"
 #include "smc_sock.h"
-#include "smc_stats.h"
 #include "smcd.h"
-#include "smcr_dev.h"
-#include "smcr_link.h"
 
 /* Set up SMC-D to a server of this host without CLC (module parameter) */
 bool smc_smcd_rendezvous = true;

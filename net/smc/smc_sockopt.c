@@ -13,16 +13,11 @@
 #include <linux/uaccess.h>
 #include <net/sock.h>
 
+#include "smc_clc_wire.h"
 #include "smc_conn.h"
-#include "smc_core.h"
-#include "smc_hs.h"
 #include "smc_ism.h"
-#include "smc_netns.h"
 #include "smc_sock.h"
 #include "smc_stats.h"
-#include "smcd.h"
-#include "smcr_dev.h"
-#include "smcr_link.h"
 
 /* SOL_SMC option SMC_LIMIT_HS of include/uapi/linux/smc.h */
 #define SMC_OPT_LIMIT_HS	1

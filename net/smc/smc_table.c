@@ -13,16 +13,8 @@
 #include <linux/module.h>
 #include <net/net_namespace.h>
 
-#include "smc_conn.h"
-#include "smc_core.h"
-#include "smc_hs.h"
 #include "smc_ism.h"
-#include "smc_netns.h"
 #include "smc_sock.h"
-#include "smc_stats.h"
-#include "smcd.h"
-#include "smcr_dev.h"
-#include "smcr_link.h"
 
 static struct smc_sock_table smc_tables[2] = {
 	{ .lock = __RW_LOCK_UNLOCKED(smc_tables[0].lock),

@@ -16,15 +16,12 @@
 #include <net/sock.h>
 
 #include "smc_conn.h"
-#include "smc_core.h"
 #include "smc_hs.h"
 #include "smc_ism.h"
 #include "smc_netns.h"
 #include "smc_sock.h"
 #include "smc_stats.h"
 #include "smcd.h"
-#include "smcr_dev.h"
-#include "smcr_link.h"
 
 /* Negotiate SMC-D at all (module parameter smcd) */
 bool smc_smcd_enabled = true;

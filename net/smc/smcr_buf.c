@@ -22,14 +22,9 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "smc_conn.h"
-#include "smc_core.h"
-#include "smc_hs.h"
 #include "smc_ism.h"
 #include "smc_netns.h"
 #include "smc_sock.h"
-#include "smc_stats.h"
-#include "smcd.h"
 #include "smcr_dev.h"
 #include "smcr_link.h"
 

@@ -8,15 +8,8 @@
  * found by the rkey it has on a link.
  */
 
-#include "smc_conn.h"
-#include "smc_core.h"
-#include "smc_hs.h"
 #include "smc_ism.h"
-#include "smc_netns.h"
 #include "smc_sock.h"
-#include "smc_stats.h"
-#include "smcd.h"
-#include "smcr_dev.h"
 #include "smcr_link.h"
 
 /* The entry with @rkey on link slot @idx, or -1.  rtok_lock held */

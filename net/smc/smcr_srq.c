@@ -28,7 +28,6 @@
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
-#include "smcr_dev.h"
 #include "smcr_link.h"
 #include "smcr_srq.h"
 
