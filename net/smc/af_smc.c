@@ -30,7 +30,7 @@
 #include "smc_sock.h"
 #include "smcd.h"
 #include "smcr_dev.h"
-#include "smcr_link.h"
+#include "smcr.h"
 
 /* /sys/kernel/debug/smc: device state for debugging and the tests */
 static struct dentry *smc_debugfs;

@@ -31,7 +31,7 @@
 #include "smc_stats.h"
 #include "smcd.h"
 #include "smcr_dev.h"
-#include "smcr_link.h"
+#include "smcr.h"
 
 #define SMC_NL_RELEASE		1	/* SMC v2.1 */
 #define SMC_NL_OS_LINUX		2

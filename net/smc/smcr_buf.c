@@ -26,7 +26,7 @@
 #include "smc_netns.h"
 #include "smc_sock.h"
 #include "smcr_dev.h"
-#include "smcr_link.h"
+#include "smcr.h"
 
 static void smcr_buf_unmap(struct smcr_buf *buf, struct smcr_link *link)
 {

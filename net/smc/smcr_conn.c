@@ -17,7 +17,7 @@
 #include "smc_ism.h"
 #include "smc_sock.h"
 #include "smc_stats.h"
-#include "smcr_link.h"
+#include "smcr.h"
 
 /*
  * sock_diag: the link an SMC-R connection uses now; false when it has

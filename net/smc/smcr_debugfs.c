@@ -17,7 +17,7 @@
 #include "smc_ism.h"
 #include "smc_sock.h"
 #include "smcr_dev.h"
-#include "smcr_link.h"
+#include "smcr.h"
 
 static struct dentry *smcr_lgr_debugfs;
 static struct dentry *smcr_link_error_debugfs;

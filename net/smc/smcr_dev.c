@@ -31,7 +31,7 @@
 #include "smc_sock.h"
 #include "smcr_cq_pick.h"
 #include "smcr_dev.h"
-#include "smcr_link.h"
+#include "smcr.h"
 #include "smcr_srq.h"
 
 static struct ib_client smcr_ib_client;

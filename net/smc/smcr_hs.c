@@ -26,7 +26,7 @@
 #include "smc_sock.h"
 #include "smc_stats.h"
 #include "smcr_dev.h"
-#include "smcr_link.h"
+#include "smcr.h"
 
 /* Negotiate SMC-R at all (module parameter smcr) */
 bool smc_smcr_enabled = true;

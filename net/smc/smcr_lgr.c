@@ -33,7 +33,7 @@
 #include "smc_netns.h"
 #include "smc_sock.h"
 #include "smcr_dev.h"
-#include "smcr_link.h"
+#include "smcr.h"
 
 #define SMCR_LGR_LINGER_SERV	(600 * HZ)
 #define SMCR_LGR_LINGER_CLNT	(610 * HZ)

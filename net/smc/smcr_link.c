@@ -31,7 +31,7 @@
 #include "smc_netns.h"
 #include "smc_sock.h"
 #include "smcr_dev.h"
-#include "smcr_link.h"
+#include "smcr.h"
 #include "smcr_srq.h"
 
 static void smcr_link_keepalive(struct work_struct *work);

@@ -29,7 +29,7 @@
 #include "smc_ism.h"
 #include "smc_sock.h"
 #include "smcr_dev.h"
-#include "smcr_link.h"
+#include "smcr.h"
 
 /* Queued for the LLC work: a request as received, on @link */
 struct smcr_llc_ev {

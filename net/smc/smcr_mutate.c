@@ -31,7 +31,7 @@
 
 #include "smc_cdc_wire.h"
 #include "smcr_dev.h"
-#include "smcr_link.h"
+#include "smcr.h"
 
 DEFINE_STATIC_KEY_FALSE(smcr_mutate_key);
 

@@ -10,7 +10,7 @@
 
 #include "smc_ism.h"
 #include "smc_sock.h"
-#include "smcr_link.h"
+#include "smcr.h"
 
 /* The entry with @rkey on link slot @idx, or -1.  rtok_lock held */
 static int smcr_rtok_find(struct smcr_lgr *lgr, unsigned int idx, u32 rkey)

@@ -28,7 +28,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
-#include "smcr_link.h"
+#include "smcr.h"
 #include "smcr_srq.h"
 
 /* buffers allocated together: a link's default share (48) is three */

@@ -21,7 +21,7 @@
 #include "smc_ism.h"
 #include "smc_sock.h"
 #include "smcr_dev.h"
-#include "smcr_link.h"
+#include "smcr.h"
 
 /* The connection left @link for another one, or can go nowhere */
 static bool smcr_tx_moved(struct smc_conn *c, struct smcr_link *link)

@@ -5,7 +5,7 @@
 # bed (smcr_topo.sh) with its second pair, so that the server adds a
 # second link.  Both ends are groups of this host; the root-only test
 # mode of /sys/kernel/debug/smc/smcr-llc-test makes an end behave as a
-# hostile peer (bits in net/smc/smcr_link.h):
+# hostile peer (bits in net/smc/smcr.h):
 #  0x1 a client refuses every ADD LINK, then sends REQUEST ADD LINK
 #  0x2 every v2 ADD LINK is followed by a decoy: a response of the same
 #      size whose triples carry other rkeys and addresses
@@ -23,7 +23,7 @@ RKEYS=/sys/kernel/debug/smc/smcr-rkeys
 KNOB=/sys/kernel/debug/smc/smcr-llc-test
 XFER=$HERE/smc_xfer
 NCASES=2
-# net/smc/smcr_link.h: SMCR_ADD_BUDGET tries in SMCR_ADD_WINDOW (60 s)
+# net/smc/smcr.h: SMCR_ADD_BUDGET tries in SMCR_ADD_WINDOW (60 s)
 ADD_BUDGET=8
 FLOOD_TIME=20
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared Memory Communications: SMC-R link groups, links and buffers.
+ * Shared Memory Communications: SMC-R, the header its files share:
+ * link groups, links, buffers, LLC and connections.
  *
  * A link group holds the connections between this host and one peer
  * in one role.  It has up to two links, each an RC queue pair on one
@@ -21,8 +22,8 @@
  * slot_lock, llc_lock, rtok_lock and ev_lock are leaves.  Completion
  * handlers run in softirq and take only spinlocks.
  */
-#ifndef __SMCR_LINK_H
-#define __SMCR_LINK_H
+#ifndef _SMCR_H
+#define _SMCR_H
 
 #include <linux/completion.h>
 #include <linux/in6.h>
@@ -586,4 +587,4 @@ static inline u32 smcr_mutate(struct smcr_link *link, u8 *msg, u32 len,
 	return len;
 }
 
-#endif /* __SMCR_LINK_H */
+#endif /* _SMCR_H */
