@@ -52,21 +52,48 @@ enum smc_path {
  * of the peer's RMB (SMC-R; the two have the same size).
  */
 struct smc_conn {
-	const struct smc_conn_ops *ops;		/* its transport's, once set */
+	/* its transport's: set once (WRITE_ONCE) when the transport takes
+	 * the connection; sock_diag reads it with READ_ONCE
+	 */
+	const struct smc_conn_ops *ops;
+	/* set when the connection joins its group, under that group list's
+	 * lock, with lgr_id; read-only after, sock_diag reads both unlocked
+	 */
 	u32			alert_token;	/* ours, in lgr */
-	/* copies for sock_diag, which must not touch the buffers */
+	/* copies for sock_diag, which must not touch the buffers; set by
+	 * the handshake (smc sock lock), read-only after
+	 */
 	u32			lgr_id;
 	u32			rmb_len;	/* SMC-D: the first window */
 	u32			peer_len;	/* SMC-D: the first window */
-	u32			tx_fold;	/* SMC-D: the peer's fold now */
-	/* SMC-D: our window as our reader last saw it (smc sock lock) */
+	/* SMC-D: the peer's fold now; WRITE_ONCE by the sender (smc sock
+	 * lock), READ_ONCE by sock_diag and the statistics
+	 */
+	u32			tx_fold;
+	/* SMC-D: our window as our reader last saw it (smc sock lock);
+	 * the statistics read it with READ_ONCE
+	 */
 	u32			rx_window;
+	/* set by the handshake, cleared by the teardown: under the smc
+	 * sock lock, or an orphan's, which no call reaches any more.  SMC-D
+	 * clears rx under rx_lock too, for the doorbell and sock_diag,
+	 * which look at it under rx_lock; SMC-R leaves rx set, for a CDC
+	 * handler that found the connection (the RMB outlives it).
+	 */
 	struct smc_ring		rx;		/* our ring, rmb_ring bytes */
 	struct smc_ring		tx;		/* send ring, tx_ring bytes */
+	/* set once by the handshake (0 before: the receive path copes),
+	 * read-only after
+	 */
 	u32			rmb_ring;	/* data ring of rmb */
 	u32			tx_ring;	/* data ring of peer */
 
-	/* SMC-D (smcd_conn.c, smcd_lgr.c) */
+	/*
+	 * SMC-D (smcd_conn.c, smcd_lgr.c): set by the handshake and
+	 * cleared by the teardown, under the smc sock lock.  sock_diag
+	 * reads dev (READ_ONCE), the tokens and GIDs unlocked: a device
+	 * is unregistered only at module unload.
+	 */
 	struct {
 		struct smcd_dev	*dev;
 		struct smcd_lgr	*lgr;
@@ -80,16 +107,29 @@ struct smc_conn {
 
 	/* SMC-R (smcr_*.c) */
 	struct {
-		struct smcr_lgr	*rlgr;	/* holds a reference */
-		/* the lgr's, in use: written under tx_lock; lockless
-		 * readers (slot reservation, sock_diag counts) recheck
-		 * under it or only count
+		/* holds a reference; set by smcr_lgr_add_conn() under
+		 * smcr_lgrs_lock, cleared by the teardown once torn
+		 */
+		struct smcr_lgr	*rlgr;
+		/* the lgr's, in use: set by smcr_lgr_add_conn(), moved
+		 * under tx_lock, cleared by the teardown once torn; lockless
+		 * readers (slot reservation, the failover's pick, netlink)
+		 * recheck under tx_lock or only count
 		 */
 		struct smcr_link *link;
+		/* set by the handshake (the RMB under llc_flow), read-only
+		 * until the teardown: the sender reads snd_buf under tx_lock
+		 */
 		struct smcr_buf	*rmb_buf; /* our RMB */
 		struct smcr_buf	*snd_buf; /* our send buffer */
+		/* under tx_lock; smcr_tx_prepare() peeks at it unlocked: a
+		 * move that takes it away owes the sender one (tx_owed)
+		 */
 		struct smcr_slot *tx_slot; /* reserved for the next CDC */
-		int		rtok;	/* the peer's RMB, -1: none */
+		/* the peer's RMB, -1: none; under tx_lock, but for the -1
+		 * of smcr_lgr_add_conn() and of the teardown (once torn)
+		 */
+		int		rtok;
 		/* the peer's RMB on our link, for the writes (tx_lock) */
 		u64		peer_rmb_addr;
 		u32		peer_rkey;
@@ -114,7 +154,8 @@ struct smc_conn {
 		bool		torn;
 		/* the peer may write into our RMB still: not back to the
 		 * pool; its memory regions go on every link before it is
-		 * freed
+		 * freed.  Set under the smc sock lock by whoever then tears
+		 * the connection down (a failed handshake, the reaper).
 		 */
 		bool		rmb_kept;
 		/* the peer writes no more into our RMB (rx_lock) */
@@ -126,6 +167,7 @@ struct smc_conn {
 		bool		orphan;
 		bool		release_queued;	/* under rx_lock */
 		unsigned long	orphan_end; /* then reaped, rx_lock */
+		/* queued only by the one that set release_queued */
 		struct work_struct release_work;
 	} smcr;
 
@@ -136,42 +178,68 @@ struct smc_conn {
 	u16			cdc_tx_seq;
 	u16			cdc_tx_done;
 	/* data held back until the CDC in flight completes, and the work
-	 * that then sends it (see smc_tx_autocork())
+	 * that then sends it (see smc_tx_autocork()): the flag is written
+	 * under the smc sock lock, the completion reads it (READ_ONCE);
+	 * the work holds a socket reference while queued
 	 */
 	bool			tx_autocorked;
 	struct work_struct	tx_work;
-	/* SMC-D: gives back the ring's idle pages (smc_tx_trim_work()) */
+	/* SMC-D: gives back the ring's idle pages (smc_tx_trim_work());
+	 * armed and cancelled under the smc sock lock, holds a socket
+	 * reference while queued
+	 */
 	struct delayed_work	tx_trim;
-	unsigned long		tx_last;	/* jiffies of the last write */
-	u8			tx_trim_backoff;	/* smc sock lock */
+	/* jiffies of the last write, and the back-off: smc sock lock */
+	unsigned long		tx_last;
+	u8			tx_trim_backoff;
 	/* SMC-D: a write found the window full; widen it when the bytes
 	 * in flight allow (smc sock lock)
 	 */
 	bool			tx_widen;
-	u16			cdc_rx_seq;	/* last CDC sequence taken */
+	/* last CDC sequence taken: rx_lock; the failover check of
+	 * smcr_lgr_rx_cdc() reads both unlocked
+	 */
+	u16			cdc_rx_seq;
 	bool			cdc_rx_seq_valid;
 
 	/* orders the messages to the peer */
 	spinlock_t		tx_lock;
+	/* written under tx_lock and the smc sock lock (sendmsg), so
+	 * either serves a reader; poll glances at it unlocked
+	 */
 	struct smc_cursor	tx_prod;	/* next byte we produce */
+	/* tx_lock; the autocork test reads it under the smc sock lock
+	 * alone (an SMC-R failover may write it meanwhile)
+	 */
 	struct smc_cursor	tx_prod_sent;	/* last one the peer got */
+	/* written by sendmsg under the smc sock lock, and under tx_lock
+	 * but for the write-blocked bit; read under tx_lock
+	 */
 	u8			tx_prod_flags;
-	u8			tx_conn_flags;	/* sticky close flags */
-	/* SMC_TX_NOSPACE: a writer found the peer's ring full */
+	/* sticky close flags, under tx_lock */
+	u8			tx_conn_flags;
+	/* SMC_TX_NOSPACE: a writer found the peer's ring full; atomic
+	 * bit operations
+	 */
 	unsigned long		tx_flags;
 
 	/* local reading position: smc sock lock, written under rx_lock
 	 * and rx_seq; every send reads it under tx_lock alone, through
 	 * rx_seq (an older value is a consumer update the peer gets again
-	 * with the next one, a torn one would free room never read)
+	 * with the next one, a torn one would free room never read);
+	 * poll and the statistics glance at it unlocked
 	 */
 	struct smc_cursor	rx_cons;
-	struct smc_cursor	rx_cons_sent;	/* last one the peer got */
+	/* last one the peer got: tx_lock; recvmsg reads it under the smc
+	 * sock lock alone (an SMC-R failover may write it meanwhile)
+	 */
+	struct smc_cursor	rx_cons_sent;
 
 	/*
 	 * what the peer last told us (DMB header or CDC).  Writers take
 	 * rx_lock and bump rx_seq (smc_rx_write_lock()); the hot readers
-	 * (send, receive, poll) only retry on rx_seq.
+	 * (send, receive, poll) only retry on rx_seq, and smc_peer_flags()
+	 * reads peer_conn_flags alone with READ_ONCE.
 	 */
 	spinlock_t		rx_lock;
 	seqcount_spinlock_t	rx_seq;
@@ -181,9 +249,10 @@ struct smc_conn {
 	u8			peer_conn_flags;
 
 	/*
-	 * Close state and urgent data, under rx_lock.  urg_pos is the urgent byte's place
-	 * in our ring, urg_prod the producer cursor that announced it (a
-	 * header repeating the announcement is not a new urgent byte).
+	 * Close state and urgent data, under rx_lock and rx_seq as the
+	 * peer's cursors.  urg_pos is the urgent byte's place in our ring,
+	 * urg_prod the producer cursor that announced it (a header
+	 * repeating the announcement is not a new urgent byte).
 	 */
 	struct smc_close_fsm	fsm;		/* mirrored in sk_state */
 	u8			urg_state;	/* enum smc_urg_state */

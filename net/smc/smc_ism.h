@@ -66,26 +66,39 @@ struct smcd_dmb;
 typedef void (*smcd_dmb_notify_t)(struct smcd_dmb *dmb, void *priv);
 
 struct smcd_dmb {
-	/* the CDC header the peer writes, apart from the ring's pages */
+	/* the CDC header the peer writes, apart from the ring's pages:
+	 * cleared at registration; then the attached peer writes whole
+	 * words under its tx_lock (WRITE_ONCE), the owner's handler reads
+	 * them with READ_ONCE
+	 */
 	u8			hdr[SMCD_DMB_HDR_LEN] __aligned(8);
+	/* set at registration, before the token is hashed (device lock) */
 	u64			token;
 	/* the data ring, len - SMCD_DMB_HDR_LEN bytes (smc_ring.h): the
 	 * owner sets its window before the peer attaches, then only the
 	 * peer, its sender, changes it
 	 */
 	struct smc_ring_pages	ring;
+	/* set when the DMB is made (a pooled one keeps them) */
 	u32			len;		/* whole DMB */
-	u32			sba_idx;
+	u32			sba_idx;	/* set at registration */
 	u8			size_class;	/* len == 16 KiB << size_class */
 	struct smcd_dev		*dev;
 	refcount_t		refs;		/* owner and attachers */
+	/* in the device's token table and pool: the device's lock */
 	struct hlist_node	token_node;
 	struct list_head	pool_node;
-	struct smcd_end		peer;		/* who may attach it */
-	bool			attached;	/* by @peer, once for good */
+	/* who may attach it: set at registration, read under the
+	 * device's lock; attached (by @peer, once for good) under it
+	 */
+	struct smcd_end		peer;
+	bool			attached;
 	/*
-	 * The owner's receive handler and its argument; the owner clears
-	 * @priv and waits for RCU readers before it goes away.
+	 * The owner's receive handler and its argument, set before the
+	 * token is given out; the owner clears @priv before it goes away.
+	 * It does not wait for the RCU readers (doorbells) that found it:
+	 * its sock is freed after a grace period, and its ring is cleared
+	 * under its rx_lock, which they take.
 	 */
 	smcd_dmb_notify_t	notify;
 	void __rcu		*priv;
@@ -112,12 +125,14 @@ struct smcd_dev_ops {
 };
 
 struct smcd_dev {
+	/* set before it is registered, read-only after */
 	const struct smcd_dev_ops	*ops;
 	const char			*name;
 	struct smcd_gid			gid;
 	u16				chid;
 	bool				nocopy;	/* attach_dmb works */
-	struct list_head		list;	/* in smcd_devices */
+	/* in smcd_devices, under smcd_devices_lock */
+	struct list_head		list;
 	refcount_t			refs;
 	/* from the PNET ID table, under smcd_devices_lock */
 	char				pnetid[SMC_PNETID_LEN + 1];

@@ -46,15 +46,18 @@
 
 struct smc_lo_dev {
 	struct smcd_dev		smcd;
-	spinlock_t		lock;	/* tokens, pool */
+	/* (bh) tokens, pool and pool_len; and of each DMB its hash and
+	 * pool nodes, peer and attached
+	 */
+	spinlock_t		lock;
 	DECLARE_HASHTABLE(tokens, SMC_LO_TOKEN_BITS);
-	struct ida		sba_ida;
+	struct ida		sba_ida;	/* locks itself */
 	struct list_head	pool[SMCD_DMB_MAX_CLASS + 1];
 	unsigned int		pool_len[SMCD_DMB_MAX_CLASS + 1];
 	/* for debugfs and the leak tests: not on any fast path */
 	atomic_t		registered;
 	atomic_t		attached;
-	struct dentry		*debugfs;
+	struct dentry		*debugfs;	/* set at init */
 };
 
 static struct smc_lo_dev *smc_lo;

@@ -26,7 +26,10 @@
 #include "smc_stats.h"
 
 struct smc_net {
-	/* net.smc sysctls, see Documentation/networking/smc-sysctl.rst */
+	/* net.smc sysctls, see Documentation/networking/smc-sysctl.rst:
+	 * written by their handlers (limit_smc_hs by netlink too, with
+	 * WRITE_ONCE), read with READ_ONCE and no lock
+	 */
 	int			wmem;
 	int			rmem;
 	int			limit_smc_hs;	/* 0 or 1 */
@@ -37,9 +40,10 @@ struct smc_net {
 	int			smcr_max_conns_per_lgr;
 	unsigned int		smcr_max_send_wr;	/* send slots a link */
 	unsigned int		smcr_max_recv_wr;	/* receives a link */
+	/* set up with the netns, read-only until it goes */
 	struct ctl_table_header	*sysctl;
-	struct smc_stats __percpu *stats;
-	struct smc_fback_stats	fback;
+	struct smc_stats __percpu *stats;	/* per-CPU counters, no lock */
+	struct smc_fback_stats	fback;		/* its own mutex */
 	/* DMBs our SMC-D connections own here; not counted in init_net */
 	atomic_t		smcd_dmbs;
 };

@@ -12,7 +12,8 @@
  * copied onto the device port, at once or when a device of that name
  * is registered later, and cleared again with the entry.
  *
- * Lock order: smc_pnet_table.lock -> smcr_devs_lock / smcd_devices_lock.
+ * Lock order: smc_pnet_table.lock -> smcr_devs_lock -> smcr_dev.lock;
+ * smc_pnet_table.lock -> smcd_devices_lock.
  */
 
 #include <linux/list.h>
@@ -35,6 +36,7 @@
 #define SMC_PNET_NETDEV_PORT	255
 #define SMC_PNET_MAX_PORT	2
 
+/* Filled before it is listed; under the table's lock after */
 struct smc_pnet_entry {
 	struct list_head	node;		/* in smc_pnet_table.list */
 	char			pnetid[SMC_PNETID_LEN + 1];
@@ -45,7 +47,7 @@ struct smc_pnet_entry {
 
 /* The table of a network namespace, in a pernet area of its own */
 struct smc_pnet_table {
-	struct mutex		lock;		/* list */
+	struct mutex		lock;		/* list, and its entries */
 	struct list_head	list;		/* of struct smc_pnet_entry */
 };
 

@@ -12,9 +12,12 @@
  *
  * Lock order:
  *   smc sock lock (lock_sock)
+ *     -> another smc sock's lock, nested: a client of this host takes
+ *        the server's listener or child (smc_rendezvous.c)
  *     -> smc_listen_info.lock (accept queue spinlock)
  *     -> clcsock sock lock (taken inside kernel TCP calls)
- *   smc_sock_table.lock (rwlock) -> rx_lock, tx_lock (sock_diag);
+ *     -> smc_sock_table.lock (a listener's new child)
+ *   smc_sock_table.lock (rwlock) -> rx_lock, then tx_lock (sock_diag);
  *   the fallback statistics mutex (smc_net.fback.lock) is a leaf.
  *   The whole tree: Documentation/networking/smc.rst, "Locking".
  * Callbacks installed on the clcsock run under the clcsock lock or in
@@ -59,16 +62,21 @@ enum smc_state {
 
 /* State a listening socket keeps for connections on their way to accept() */
 struct smc_listen_info {
+	/* set before smc_sock.listen publishes it, read-only after */
 	struct smc_sock		*smc;		/* the listener */
 	struct work_struct	tcp_accept_work; /* takes new TCP children */
 	spinlock_t		lock;		/* protects the fields below */
 	struct list_head	accept_q;	/* handshake done, not accepted */
-	/* read unlocked by smc_listen_congested() and the accept wait: a
-	 * stale count admits or refuses one SYN, or wakes once more
+	/* read unlocked by smc_listen_congested() (both) and the accept
+	 * wait and poll (accept_q_len): a stale count admits or refuses
+	 * one SYN, or wakes once more
 	 */
 	unsigned int		accept_q_len;
 	unsigned int		in_handshake;	/* children in handshake */
-	bool			stalled;	/* queue full, work paused */
+	/* queue full, work paused; written only by the accept worker
+	 * (listener's sock lock), which reads it back unlocked
+	 */
+	bool			stalled;
 	bool			closed;		/* listener is going away */
 };
 
@@ -80,55 +88,83 @@ struct smc_sock {
 		struct sock		sk;
 		struct inet_sock	inet;
 	};
-	struct socket		*clcsock;	/* internal TCP socket */
-	struct list_head	table_node;	/* in smc_sock_table */
-	u64			table_id;	/* order in the table */
+	/* internal TCP socket: set before the sock is published, cleared
+	 * under the table's write lock once no call can run (release, or
+	 * a child's abort); calls read it unlocked, sock_diag under the
+	 * table's read lock
+	 */
+	struct socket		*clcsock;
+	/* under the table's lock: in smc_sock_table, order in the table */
+	struct list_head	table_node;
+	u64			table_id;
 
 	/* smc sock lock; smc_on_smc() reads it unlocked (poll, the TCP
-	 * callbacks): the path changes once, before the connection is used
+	 * callbacks), as does sock_diag: the path changes once, before
+	 * the connection is used
 	 */
 	enum smc_path		path;
+	/* set once under the smc sock lock (the first reason wins);
+	 * sock_diag, setsockopt and a rendezvous read it unlocked
+	 */
 	bool			use_fallback;	/* TCP for good */
 	u32			fallback_rsn;	/* local reason (decline code) */
+	/* set by the handshake (smc sock lock); sock_diag reads it unlocked */
 	u32			peer_diagnosis;	/* code from the peer's decline */
 	bool			peer_sync_err;	/* ... sent with the out-of-sync
 						 * bit: our link group is stale
 						 */
+	/* under the smc sock lock */
 	bool			file_redirected; /* file points at clcsock */
 
 	/* client side */
-	bool			connect_inflight; /* connect() blocks in TCP */
+	/* connect() blocks in TCP: under the sock lock */
+	bool			connect_inflight;
 	/* TCP connect runs on, then connect_work finishes it; written
-	 * under the sock lock, read unlocked by poll and the waiters,
-	 * which look again under the lock
+	 * under the sock lock, read unlocked by poll, the waiters and the
+	 * clcsock callbacks; the waiters look again under the lock
 	 */
 	bool			connect_pending;
 	struct work_struct	connect_work;
-	bool			connect_bg;	/* connect_pending was set */
+	/* connect_pending was set: under the sock lock; release reads it
+	 * unlocked, when no other call runs
+	 */
+	bool			connect_bg;
 
 	/* server side */
-	/* set once under the sock lock, freed with the sock; read unlocked
-	 * by smc_listen_congested(), which only counts
+	/* set once (WRITE_ONCE) under the sock lock before sk_state says
+	 * SMC_LISTEN, freed with the sock; read unlocked by the clcsock
+	 * callbacks, poll and release
 	 */
 	struct smc_listen_info	*listen;
-	struct smc_sock		*listen_smc;	/* parent of a child */
-	struct list_head	accept_node;	/* in parent's accept_q */
+	/* parent of a child: set by the accept worker before the child's
+	 * handshake is queued, cleared by accept() (child's lock) or an
+	 * abort; a claim and the clcsock callbacks read it with READ_ONCE
+	 */
+	struct smc_sock		*listen_smc;
+	/* in parent's accept_q, under its smc_listen_info.lock */
+	struct list_head	accept_node;
 	struct work_struct	handshake_work;	/* child's handshake */
-	/* who does the handshake of a child: enum smc_hs_state */
+	/* who does the handshake of a child: enum smc_hs_state, atomic;
+	 * the handshake passes from owner to owner by an exchange
+	 * (smc_listen.c)
+	 */
 	atomic_t		hs_state;
+	/* set before the handshake is queued, read-only after */
 	unsigned long		hs_deadline;	/* jiffies: CLC wait ends */
 	struct timer_list	hs_timer;	/* unparks at hs_deadline */
 
 	struct smc_conn		conn;		/* paths SMCD and SMCR */
 
-	struct smc_stats __percpu *stats;	/* of its netns */
+	/* of its netns: set before the sock is published */
+	struct smc_stats __percpu *stats;
 
 	/* options stored for later use */
-	/* SOL_SMC SMC_LIMIT_HS; read unlocked for each SYN: a change
-	 * applies from some SYN on
+	/* SOL_SMC SMC_LIMIT_HS; written under the sock lock, read unlocked
+	 * for each SYN: a change applies from some SYN on
 	 */
 	bool			limit_hs;
-	int			defer_accept;	/* TCP_DEFER_ACCEPT seconds */
+	/* TCP_DEFER_ACCEPT seconds, under the sock lock */
+	int			defer_accept;
 };
 
 /*
@@ -217,8 +253,8 @@ void smc_sock_destroy_clcsock(struct smc_sock *smc);
 
 /* smc_table.c: every smc sock, for sock_diag */
 struct smc_sock_table {
-	rwlock_t		lock;
-	struct list_head	head;
+	rwlock_t		lock;		/* (bh) */
+	struct list_head	head;		/* under lock */
 };
 
 void smc_table_add(struct smc_sock *smc);

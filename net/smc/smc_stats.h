@@ -69,7 +69,7 @@ struct smc_fback_slot {
 	u16	count;		/* wraps, as upstream's */
 };
 
-/* Fallback reasons, per direction; rare, so under one mutex */
+/* Fallback reasons, per direction; rare, so under one mutex (a leaf) */
 struct smc_fback_stats {
 	struct mutex		lock;		/* the fields below */
 	struct smc_fback_slot	srv[SMC_FBACK_SLOTS];

@@ -22,8 +22,9 @@
  * 610 s on the client, so that the server's goes first) and is reused
  * if a connection comes along meanwhile.
  *
- * Lock order: smcd_lgrs_lock is taken without other SMC locks held
- * except the smc sock lock of its connection (handshake, release).
+ * Lock order: smcd_lgrs_lock is a leaf, taken without other SMC locks
+ * held but smc sock locks: its connection's (handshake, release), both
+ * ends' in a rendezvous (smc_rendezvous.c).
  */
 
 #include <linux/idr.h>
@@ -40,6 +41,10 @@
 #define SMCD_LGR_LINGER_SERV	(600 * HZ)
 #define SMCD_LGR_LINGER_CLNT	(610 * HZ)
 
+/*
+ * Every field is under smcd_lgrs_lock, but those set when the group is
+ * made (dev to id), read-only after.
+ */
 struct smcd_lgr {
 	struct list_head	list;		/* in smcd_lgrs */
 	struct smcd_dev		*dev;		/* holds a reference */
@@ -57,6 +62,7 @@ struct smcd_lgr {
 	bool			stale;		/* peer lost it: no reuse */
 	unsigned long		idle_since;	/* jiffies, when conns is 0 */
 	struct ida		tokens;		/* alert tokens */
+	/* armed under smcd_lgrs_lock when the group becomes idle */
 	struct delayed_work	linger_work;
 };
 

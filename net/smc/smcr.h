@@ -18,9 +18,10 @@
  *
  * Lock order: smcr_lgr.llc_flow (mutex) -> smcr_lgrs_lock (mutex) ->
  * smcr_lgr.buf_lock (mutex) -> smcr_link.reg_lock (mutex);
- * smc_conn.tx_lock -> smcr_link.slot_lock; reg_lock -> slot_lock;
- * slot_lock, llc_lock, rtok_lock and ev_lock are leaves.  Completion
- * handlers run in softirq and take only spinlocks.
+ * smc_conn.tx_lock (under llc_flow too: a failover) -> slot_lock,
+ * llc_lock, rtok_lock; reg_lock -> slot_lock; slot_lock, llc_lock,
+ * rtok_lock and ev_lock are leaves.  Completion handlers run in
+ * softirq and take only spinlocks.  The whole tree: smc.rst, "Locking".
  */
 #ifndef _SMCR_H
 #define _SMCR_H
@@ -111,23 +112,40 @@ enum smcr_link_state {
 	SMCR_LINK_DOWN,		/* failed or going away */
 };
 
-/* A send slot: the buffer of one CDC or LLC message */
+/*
+ * A send slot: the buffer of one CDC or LLC message.  Taken and given
+ * back under its link's slot_lock; while taken it is its holder's, and
+ * then its completion's.
+ */
 struct smcr_slot {
+	/* set with the link's slots, read-only after */
 	struct ib_cqe		cqe;
 	struct smcr_link	*link;
 	unsigned int		idx;
 	u8			*buf;		/* SMCR_SLOT_LEN bytes */
-	/* a CDC: our token and its sequence number, done at completion */
+	/* a CDC: our token and its sequence number, done at completion;
+	 * written by the holder (tx_lock) before the post
+	 */
 	bool			cdc;
 	u16			seq;
 	u32			token;
-	/* the send buffer the writes chained before it read, or NULL */
+	/* the send buffer the writes chained before it read, or NULL;
+	 * set at the post, cleared by the completion (or a failed post)
+	 */
 	struct smcr_buf		*wbuf;
 };
 
 struct smcr_link {
+	/* set when the link is made, read-only after */
 	struct smcr_lgr		*lgr;
 	struct smcr_dev		*dev;		/* holds a reference */
+	/*
+	 * pd, qp, cq, cqes, srq: made with the link, released by
+	 * smcr_link_release() once it is stopped, under llc_flow or with
+	 * the group's last reference; netlink and debugfs look at qp
+	 * under smcr_lgrs_lock.  qp_num, rx_bufs, vec and port are set
+	 * when the link is made, read-only after.
+	 */
 	struct smcr_pd		*pd;		/* its group's on dev */
 	struct ib_qp		*qp;
 	u32			qp_num;		/* kept when qp is gone */
@@ -136,11 +154,17 @@ struct smcr_link {
 	struct smcr_srq		*srq;		/* of the PD on the CQ */
 	unsigned int		rx_bufs;	/* added to the SRQ */
 	unsigned int		vec;		/* completion vector */
-	u64			completions;	/* handled, by the CQ's poller */
+	/* handled: WRITE_ONCE by the CQ's poller only, READ_ONCE readers */
+	u64			completions;
 	u8			port;
+	/* set before the link enters lgr->links[], read-only after; a
+	 * client's first link gets its id from the handshake before the
+	 * group is ready
+	 */
 	u8			idx;		/* in lgr->links[] */
 	u8			id;		/* link number */
-	bool			regs;		/* new RMBs are registered here */
+	/* new RMBs are registered here: under the group's buf_lock */
+	bool			regs;
 	/* enum smcr_link_state; written under slot_lock, read with
 	 * READ_ONCE anywhere: a stale state is caught by the slot
 	 * reservation, which looks again under slot_lock
@@ -150,6 +174,12 @@ struct smcr_link {
 	 * takes new connections only when it is the one link up
 	 */
 	bool			asym;	/* llc_flow; READ_ONCE by the pick */
+	/*
+	 * Ours set when the link is made; the path MTU and the peer's
+	 * side by the handshake or the ADD LINK procedure (llc_flow)
+	 * before the QP goes to RTR, peer_uid before the link is active.
+	 * Read-only after.
+	 */
 	bool			inline_cdc;	/* CDCs go inline */
 	enum ib_mtu		mtu;		/* path MTU in use */
 	enum ib_mtu		port_mtu;	/* our port's active MTU */
@@ -165,7 +195,12 @@ struct smcr_link {
 	/* the device's name, for sock_diag: the device may go first */
 	char			ibname[IB_DEVICE_NAME_MAX];
 
-	/* send slots; waiters queue up in order (exclusive waits) */
+	/*
+	 * send slots; waiters queue up in order (exclusive waits).  Under
+	 * slot_lock: slot_free, slots_held (and state).  nslots, slots,
+	 * slot_bufs and slot_dma are made with the link and freed by
+	 * smcr_link_release() once every slot is back.
+	 */
 	spinlock_t		slot_lock;
 	unsigned int		nslots;		/* from smcr_max_send_wr */
 	unsigned long		*slot_free;
@@ -174,7 +209,9 @@ struct smcr_link {
 	struct smcr_slot	*slots;
 	u8			*slot_bufs;
 	u64			slot_dma;
-	/* the large v2 LLC messages we send (ADD LINK), one at a time */
+	/* the large v2 LLC messages we send (ADD LINK), one at a time:
+	 * under llc_flow
+	 */
 	u8			*big_buf;
 	u64			big_dma;
 
@@ -182,9 +219,10 @@ struct smcr_link {
 	struct mutex		reg_lock;
 	struct ib_cqe		reg_cqe;
 	struct completion	reg_done;
+	/* reg_lock; the completion sets it before it completes reg_done */
 	int			reg_status;
 
-	/* an LLC flow waiting for a message from the peer */
+	/* an LLC flow waiting for a message from the peer: under llc_lock */
 	spinlock_t		llc_lock;
 	u8			llc_want;	/* type waited for, 0: none */
 	bool			llc_resp;	/* a response, or a request */
@@ -194,19 +232,36 @@ struct smcr_link {
 	u32			llc_raw_len;
 	struct completion	llc_done;
 
+	/* smcr_link_stop()'s marker through the send queue: its own */
 	struct ib_cqe		drain_cqe;
 	struct completion	drained;
 	struct completion	last_wqe;	/* the SRQ is done with the QP */
-	bool			drained_ok;	/* stopped: QP may go */
+	/* stopped: QP may go; written by smcr_link_stop(), under llc_flow
+	 * or with the group's last reference
+	 */
+	bool			drained_ok;
 
-	/* liveness: a TEST LINK when nothing came for a while */
-	unsigned long		last_rx;	/* jiffies, any context */
-	unsigned int		testlinks;	/* keepalive only; debugfs */
+	/*
+	 * liveness: a TEST LINK when nothing came for a while.  last_rx:
+	 * jiffies, from any context (WRITE_ONCE, READ_ONCE); testlinks:
+	 * WRITE_ONCE by the keepalive only, READ_ONCE by debugfs.  The
+	 * keepalive is armed by the activation and by itself, and
+	 * cancelled by the stop.
+	 */
+	unsigned long		last_rx;
+	unsigned int		testlinks;
 	struct delayed_work	keepalive;
-	struct list_head	dead;		/* removed, in lgr->dead_links */
+	/* removed, in lgr->dead_links: under llc_flow */
+	struct list_head	dead;
 };
 
-/* A buffer as one link's device sees it */
+/*
+ * A buffer as one link's device sees it: mapped, registered and
+ * unmapped under the group's buf_lock.  The buffer's users read the
+ * entry of their link without it (the sender under tx_lock): it stays
+ * while the buffer is in use, and a link's stop waits for the slots
+ * its senders hold.
+ */
 struct smcr_buf_map {
 	u64			dma;		/* 0: not mapped */
 	struct sg_table		sgt;		/* vmalloc'ed: its pages */
@@ -218,7 +273,10 @@ struct smcr_buf_map {
 
 /* A buffer of the link group: RMB (remote writes) or send buffer */
 struct smcr_buf {
-	struct list_head	node;		/* in the lgr's pool */
+	/* in the lgr's pool; node and used under buf_lock, the rest set
+	 * before the buffer enters the pool and read-only after
+	 */
+	struct list_head	node;
 	void			*cpu;
 	u32			len;
 	u8			comp;		/* len == 16 KiB << comp */
@@ -228,6 +286,7 @@ struct smcr_buf {
 	/*
 	 * Send buffer: chains of RDMA writes from it that are posted and
 	 * not complete.  The device reads it until then: not reused.
+	 * The completion's release pairs with the pool's acquire.
 	 */
 	atomic_t		writing;
 	struct smcr_buf_map	map[SMCR_LINKS];	/* by link slot */
@@ -236,7 +295,8 @@ struct smcr_buf {
 /*
  * An RMB of the peer, as it told us on each link: from its CLC message
  * for the connection's link, from CONFIRM RKEY and ADD LINK for the
- * others.  Entries stay while a connection uses them.
+ * others.  Entries stay while a connection uses them.  Every field is
+ * under the group's rtok_lock (softirq too).
  */
 struct smcr_rtok {
 	u32			rkey[SMCR_LINKS];
@@ -248,7 +308,17 @@ struct smcr_rtok {
 };
 
 struct smcr_lgr {
-	struct list_head	list;		/* in smcr_lgrs */
+	/* in smcr_lgrs, under smcr_lgrs_lock */
+	struct list_head	list;
+	/*
+	 * role, id, version, llc_version, vlan, buf_type, testlink_time,
+	 * send_wr, recv_wr, net_cookie and pd_owner are set when the group
+	 * is made (the first contact's handshake writes net_cookie again,
+	 * the same).  The first contact's handshake writes peer_id,
+	 * max_conns, max_links, release, peer_os, direct, peer_host, eid
+	 * and peer_addr before the group is ready (findable).  Read-only
+	 * after; netlink may show a group not ready yet half written.
+	 */
 	u8			role;		/* SMCR_LGR_CLIENT/SERVER */
 	u32			id;
 	u8			peer_id[SMC_CLC_PEER_ID_LEN];
@@ -278,34 +348,55 @@ struct smcr_lgr {
 	 * until the group is freed (dead_links).
 	 */
 	struct smcr_link	*links[SMCR_LINKS];
-	struct list_head	dead_links;	/* freed with the group */
+	/* freed with the group; dead_links and last_link_id: llc_flow */
+	struct list_head	dead_links;
 	u8			last_link_id;
-	/* our first link's GID: second links are sought in its subnet */
+	/* our first link's GID: second links are sought in its subnet;
+	 * set when the group is made
+	 */
 	u8			home_gid[SMC_CLC_GID_LEN];
-	unsigned int		moved;		/* connections failed over */
+	/* connections failed over: llc_flow; debugfs reads it without */
+	unsigned int		moved;
 	unsigned int		conns;		/* under smcr_lgrs_lock */
-	bool			ready;		/* first link up: findable */
+	/* first link up: findable; set once under smcr_lgrs_lock, its
+	 * own handshake and the LLC work read it without
+	 */
+	bool			ready;
 	/* no new connections; smcr_lgrs_lock, READ_ONCE in
 	 * smcr_lgr_ended(), whose callers only stop early
 	 */
 	bool			gone;
 	bool			hw_gone;	/* under buf_lock: no new buffers */
+	/* written by whoever queues term_work (any context), read by
+	 * the work: of two terminations, one reason wins
+	 */
 	u32			term_reason;
+	/* smcr_lgrs_lock; the delayed works below are queued under it,
+	 * each with a reference of its own
+	 */
 	unsigned long		idle_since;
 	struct delayed_work	linger_work;
-	/* orphans: how many, and the work that reaps them when due */
+	/* orphans: how many (atomic), and the work that reaps them when
+	 * due
+	 */
 	atomic_t		orphans;
 	struct delayed_work	orphan_work;
-	struct work_struct	term_work;	/* abort all, then free */
-	/* alert token -> smc_sock; readers in softirq under RCU */
+	/* abort all, then free; holds a reference while queued */
+	struct work_struct	term_work;
+	/* alert token -> smc_sock; changed under smcr_lgrs_lock, readers
+	 * in softirq under RCU; tokens are given cyclically (next_token,
+	 * smcr_lgrs_lock)
+	 */
 	struct xarray		conns_by_token;
-	u32			next_token;	/* tokens are given cyclically */
+	u32			next_token;
 	struct mutex		buf_lock;	/* bufs, and their registration */
 	struct list_head	bufs;
 
 	/* one LLC procedure at a time: link changes, rkey exchanges */
 	struct mutex		llc_flow;
-	/* LLC requests and link failures, handled in process context */
+	/* LLC requests and link failures, handled in process context;
+	 * events, want_add, add_fresh and add_req under ev_lock
+	 */
 	spinlock_t		ev_lock;
 	struct list_head	events;
 	bool			want_add;	/* seek (client: ask for) a link */
@@ -316,7 +407,7 @@ struct smcr_lgr {
 	u8			asks;		/* client: REQUEST ADD LINKs, same */
 	/* a second link is sought again later: the server tries again
 	 * after a failed add, the client asks again after a REQUEST ADD
-	 * LINK that brought no link
+	 * LINK that brought no link (queued under smcr_lgrs_lock)
 	 */
 	struct delayed_work	again_work;
 	/* server, under llc_flow: the client refused a link on our one
@@ -325,8 +416,12 @@ struct smcr_lgr {
 	bool			peer_one_dev;
 	/* server, under llc_flow: the peer cannot reset it */
 	struct smcr_add_budget	add_budget;
-	u32			adds;		/* server: links tried, ever */
+	/* server: links tried, ever; llc_flow (WRITE_ONCE), debugfs
+	 * reads it with READ_ONCE
+	 */
+	u32			adds;
 	unsigned int		nevents;	/* under ev_lock */
+	/* the LLC work (llc_flow); holds a reference while queued */
 	struct work_struct	ev_work;
 	wait_queue_head_t	moved_wq;	/* a connection changed link */
 

@@ -15,7 +15,7 @@
  * from one SRQ of that PD.
  *
  * Lock order: smcr_devs_lock (mutex) -> smcr_dev.lock (spinlock);
- * smcr_dev.setup_lock (mutex) -> smcr_dev.lock.
+ * smcr_dev.setup_lock (mutex) -> smcr_dev.lock, the SRQ lock.
  */
 #ifndef __SMCR_DEV_H
 #define __SMCR_DEV_H
@@ -43,12 +43,17 @@ struct dentry;
 
 struct smcr_srq;
 
+/* A completion vector of a device: under the device's lock */
 struct smcr_cq_vec {
 	unsigned int		qps;		/* links' QPs bound here */
 	u64			done;		/* completions of unbound links */
 };
 
-/* The protection domain of a link group on a device; under setup_lock */
+/*
+ * The protection domain of a link group on a device: node, links and
+ * srqs under setup_lock; pd and owner set when it is made, read-only
+ * after (its links use pd unlocked)
+ */
 struct smcr_pd {
 	struct list_head	node;		/* in the device's pds */
 	struct ib_pd		*pd;
@@ -58,8 +63,8 @@ struct smcr_pd {
 };
 
 struct smcr_dev {
-	struct ib_device	*ibdev;
-	struct list_head	node;		/* in smcr_devs */
+	struct ib_device	*ibdev;		/* set at add(), read-only */
+	struct list_head	node;		/* in smcr_devs, its lock */
 	refcount_t		refs;		/* the list and links */
 	struct mutex		setup_lock;	/* pds, and their srqs */
 	struct list_head	pds;		/* of the groups bound here */
@@ -68,19 +73,22 @@ struct smcr_dev {
 	 * smcr_devs_lock only: it runs after the device left the list
 	 */
 	bool			gone;
-	/* does the device signal Last WQE Reached? (SMCR_LAST_WQE_*) */
+	/* does the device signal Last WQE Reached? (SMCR_LAST_WQE_*)
+	 * Lockless (WRITE_ONCE, READ_ONCE): a QP event or a link stop
+	 * learns it; a stale value costs one wait
+	 */
 	u8			last_wqe;
 	/*
 	 * A REG_MR must run alone on its QP: rxe marks a local operation
 	 * done when it runs it but retires it only in send queue order,
 	 * and a retransmission of an earlier write rewinds over it and
 	 * runs it again, which fails (the region is no longer free) and
-	 * puts the QP in error.
+	 * puts the QP in error.  Set at add(), read-only after.
 	 */
 	bool			reg_alone;
 	struct ib_event_handler	events;
 	struct work_struct	port_work;	/* reads the port states */
-	spinlock_t		lock;		/* the fields below */
+	spinlock_t		lock;		/* the fields below, but ncqv */
 	/* the device search reads these two unlocked: a port that just
 	 * went down yields a link that fails and is handled as any other
 	 */
@@ -88,12 +96,14 @@ struct smcr_dev {
 	bool			fatal;		/* DEVICE_FATAL seen */
 	/* from the PNET ID table, empty when none; written under
 	 * smcr_devs_lock too, so the device search reads it under that
+	 * (but the search for a second link copies its first link's
+	 * device's unlocked, smcr_dev_find_alt())
 	 */
 	char			pnetid[SMCR_PNET_PORTS][SMC_PNETID_LEN + 1];
 	/* the netdev of a RoCE port: its GIDs derive from it; 0 if none */
 	int			ndev_ifindex[SMCR_PNET_PORTS];
 	char			ndev_name[SMCR_PNET_PORTS][IFNAMSIZ];
-	unsigned int		ncqv;
+	unsigned int		ncqv;		/* set at add(), read-only */
 	struct smcr_cq_vec	cqv[];
 };
 

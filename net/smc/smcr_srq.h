@@ -20,9 +20,11 @@ struct smcr_link;
 struct smcr_rxchunk;
 
 struct smcr_srq {
+	/* under the device's setup_lock */
 	struct list_head	node;		/* in its PD's srqs */
 	unsigned int		vec;		/* of its CQ */
 	unsigned int		links;		/* taking receives from it */
+	/* set when it is made, read-only after */
 	struct ib_srq		*srq;
 	struct ib_cq		*cq;		/* its QPs' receives land here */
 	struct ib_device	*ibdev;
@@ -43,10 +45,18 @@ struct smcr_srq {
 	unsigned int		posted;		/* given out, not retired */
 	unsigned int		held;		/* CQ entries of links gone */
 	unsigned int		batch;		/* reposted together */
+	/* lock-free: completions (and a failed post) add, a completion
+	 * takes them all at the watermark
+	 */
 	struct llist_head	free;		/* to be posted again */
-	atomic_t		nfree;
+	atomic_t		nfree;		/* paces the batches only */
+	/* lock-free: completions and new chunks add, smcr_srq_grow()
+	 * (setup_lock) is its one taker
+	 */
 	struct llist_head	spare;		/* made, not in use */
-	/* test mode: a completion read with the next one, on the CQ */
+	/* test mode: a completion read with the next one, on the CQ;
+	 * its poller's only (completions of one CQ run one at a time)
+	 */
 	struct smcr_rxbuf	*test_held;
 	struct smcr_link	*test_link;
 	u32			test_len;
