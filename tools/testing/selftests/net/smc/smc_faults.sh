@@ -15,7 +15,8 @@
 # (and the others, until one reaches it):
 #   netns  a network namespace made and gone (pernet set-up);
 #   smcd   an SMC-D connection over loopback-ism, 256 KiB verified each
-#          way (both handshakes, DMBs, link groups);
+#          way (the rendezvous, DMBs, link groups);
+#   clc    the same with the rendezvous off (both CLC handshakes);
 #   diag   the same, held while sock_diag and every genetlink dump run;
 #   smcr   SMC-R on the rxe bed with two pairs: a new link group (link,
 #          QP, PD, SRQ, RMB and its MR), the second link the server
@@ -41,6 +42,7 @@ FP=/sys/kernel/debug/fail_page_alloc
 LO_ISM=/sys/kernel/debug/smc/loopback-ism
 LGRS=/sys/kernel/debug/smc/smcr-linkgroups
 SMCD_PARAM=/sys/module/smc/parameters/smcd
+RDV_PARAM=/sys/module/smc/parameters/smcd_rendezvous
 SIZE=262144
 FLT_DEV=smcflt$$
 FLT_RXE=rxeflt$$
@@ -318,6 +320,17 @@ sc_smcd()
 	xfer_any 127.0.0.1
 }
 
+# SMC-D by the CLC messages, as with a client in another netns: the
+# rendezvous of sc_smcd sets up both ends from the client, so neither
+# the server's handshake nor either side's accept half runs there.  The
+# next reload (fresh) brings the parameter back.
+sc_clc()
+{
+	echo Y > "$SMCD_PARAM"
+	echo N > "$RDV_PARAM"
+	xfer_any 127.0.0.1
+}
+
 # the dumps of sock_diag and of every genetlink command that lists
 dumps()
 {
@@ -384,7 +397,7 @@ home()
 	smc_nl_*|smc_pnet_cmd*|*diag*|*dump*) echo "diag smcd smcr netns" ;;
 	smcr_dev_add*) echo "dev smcr" ;;
 	smcr_*) echo "smcr" ;;
-	*) echo "smcd smcr diag netns" ;;
+	*) echo "smcd clc smcr diag netns" ;;
 	esac
 }
 
