@@ -8,6 +8,8 @@
 #   make deb [O=DIR]     Debian packages smc-dkms and smc-tools into DIR
 #                        (default .cache/deb), see tools/packaging/mkdeb
 #   make check           full test run: static checks, host tests, VM tests
+#   make nl-gen          regenerate net/smc/*_gen.[ch] from the netlink
+#                        specs with the kernel's ynl-gen-c.py
 #   make check-full      make check with the whole batch on deb12 too
 #   make check-debug     the selftests and the interop pair on a debug
 #                        kernel (KASAN, lockdep, kmemleak, fault injection)
@@ -52,7 +54,7 @@ endif
 KVER = $(shell modinfo -F vermagic $(MODSRC)/smc.ko | cut -d' ' -f1)
 
 .PHONY: all modules tools install clean static check check-full demo bench \
-	vm-shell setup kernel host-tests host-build check-debug fuzz deb
+	vm-shell setup kernel host-tests host-build check-debug fuzz deb nl-gen
 
 all: modules tools
 
@@ -111,6 +113,11 @@ kernel:
 
 static:
 	$(VM)/static-check $(KERNEL)
+
+# The netlink policies and operation tables in net/smc, made of
+# Documentation/netlink/specs by the linux-source's ynl-gen-c.py
+nl-gen:
+	$(VM)/nl-gen
 
 check:
 	$(VM)/check

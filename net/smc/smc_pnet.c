@@ -28,6 +28,7 @@
 
 #include "smc_ism.h"
 #include "smc_netns.h"
+#include "smc_pnet_gen.h"
 #include "smc_pnetid.h"
 #include "smc_sock.h"
 #include "smcr_dev.h"
@@ -202,7 +203,7 @@ static int smc_pnet_add_dev(struct smc_pnet_table *pt, const char *pnetid,
 	return 0;
 }
 
-static int smc_pnet_cmd_add(struct sk_buff *skb, struct genl_info *info)
+int smc_pnetid_nl_add_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net *net = genl_info_net(info);
 	char pnetid[SMC_PNETID_LEN + 1];
@@ -248,7 +249,7 @@ static int smc_pnet_cmd_add(struct sk_buff *skb, struct genl_info *info)
 	return added ? 0 : -EEXIST;
 }
 
-static int smc_pnet_cmd_del(struct sk_buff *skb, struct genl_info *info)
+int smc_pnetid_nl_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net *net = genl_info_net(info);
 	struct smc_pnet_table *pt = smc_net_pnet(net);
@@ -267,7 +268,7 @@ static int smc_pnet_cmd_del(struct sk_buff *skb, struct genl_info *info)
 	return n ? 0 : -ENOENT;
 }
 
-static int smc_pnet_cmd_flush(struct sk_buff *skb, struct genl_info *info)
+int smc_pnetid_nl_flush_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net *net = genl_info_net(info);
 	struct smc_pnet_table *pt = smc_net_pnet(net);
@@ -303,7 +304,7 @@ static int smc_pnet_fill(struct sk_buff *skb, const struct smc_pnet_entry *e,
 	return 0;
 }
 
-static int smc_pnet_cmd_dump(struct sk_buff *skb, struct netlink_callback *cb)
+int smc_pnetid_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct smc_pnet_table *pt = smc_net_pnet(sock_net(skb->sk));
 	struct smc_pnet_entry *e;
@@ -326,7 +327,7 @@ static int smc_pnet_cmd_dump(struct sk_buff *skb, struct netlink_callback *cb)
 }
 
 /* GET of one name: its entries as a multipart reply, then DONE */
-static int smc_pnet_cmd_get(struct sk_buff *skb, struct genl_info *info)
+int smc_pnetid_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct smc_pnet_table *pt = smc_net_pnet(genl_info_net(info));
 	u32 portid = info->snd_portid, seq = info->snd_seq;
@@ -367,56 +368,20 @@ static int smc_pnet_cmd_get(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-static const struct nla_policy smc_pnet_policy[SMC_PNETID_MAX + 1] = {
-	[SMC_PNETID_NAME]	= { .type = NLA_NUL_STRING,
-				    .len = SMC_PNETID_LEN },
-	[SMC_PNETID_ETHNAME]	= { .type = NLA_NUL_STRING,
-				    .len = IFNAMSIZ - 1 },
-	[SMC_PNETID_IBNAME]	= { .type = NLA_NUL_STRING,
-				    .len = IB_DEVICE_NAME_MAX - 1 },
-	[SMC_PNETID_IBPORT]	= { .type = NLA_U8 },
-};
-
-/* Unknown attributes are ignored, as smc_pnet has always had it */
-#define SMC_PNET_VALIDATE	(GENL_DONT_VALIDATE_STRICT | \
-				 GENL_DONT_VALIDATE_DUMP)
-
-static const struct genl_small_ops smc_pnet_ops[] = {
-	{
-		.cmd		= SMC_PNETID_GET,
-		.validate	= SMC_PNET_VALIDATE,
-		.doit		= smc_pnet_cmd_get,
-		.dumpit		= smc_pnet_cmd_dump,
-	},
-	{
-		.cmd		= SMC_PNETID_ADD,
-		.validate	= SMC_PNET_VALIDATE,
-		.flags		= GENL_ADMIN_PERM,
-		.doit		= smc_pnet_cmd_add,
-	},
-	{
-		.cmd		= SMC_PNETID_DEL,
-		.validate	= SMC_PNET_VALIDATE,
-		.flags		= GENL_ADMIN_PERM,
-		.doit		= smc_pnet_cmd_del,
-	},
-	{
-		.cmd		= SMC_PNETID_FLUSH,
-		.validate	= SMC_PNET_VALIDATE,
-		.flags		= GENL_ADMIN_PERM,
-		.doit		= smc_pnet_cmd_flush,
-	},
-};
-
+/*
+ * Operations and policy: smc_pnet_gen.c, from the spec.  Unknown
+ * attributes are ignored (its dont-validate), as smc_pnet has always had
+ * it.
+ */
 static struct genl_family smc_pnet_family __ro_after_init = {
 	.name		= SMCR_GENL_FAMILY_NAME,
 	.version	= SMCR_GENL_FAMILY_VERSION,
-	.maxattr	= SMC_PNETID_MAX,
-	.policy		= smc_pnet_policy,
+	.maxattr	= ARRAY_SIZE(smc_pnetid_pnetid_nl_policy) - 1,
+	.policy		= smc_pnetid_pnetid_nl_policy,
 	.netnsok	= true,
 	.module		= THIS_MODULE,
-	.small_ops	= smc_pnet_ops,
-	.n_small_ops	= ARRAY_SIZE(smc_pnet_ops),
+	.small_ops	= smc_pnetid_nl_ops,
+	.n_small_ops	= ARRAY_SIZE(smc_pnetid_nl_ops),
 	.resv_start_op	= SMC_PNETID_FLUSH + 1,
 };
 
