@@ -10,7 +10,9 @@
 #define __SMC_COMPAT_H
 
 #include <linux/net.h>
+#include <linux/slab.h>
 #include <linux/tcp.h>
+#include <net/genetlink.h>
 #include <net/inet_hashtables.h>
 #include <net/inet6_hashtables.h>
 #include <net/net_namespace.h>
@@ -58,6 +60,97 @@ smc_register_net_sysctl(struct net *net, const char *path,
 #define smc_nl_dump_family(cb)	(genl_dumpit_info(cb)->family)
 #else
 #define smc_nl_dump_family(cb)	(genl_info_dump(cb)->family)
+#endif
+
+/*
+ * Registering a generic netlink family with the operation table that
+ * ynl-gen-c.py made of its spec: split operations, one per do and per
+ * dump with a policy of its own, which came in 6.2.  For 6.1 the struct
+ * is declared here with the members the generator fills in, and the
+ * family gets genl_ops made of the table.  There an operation without a
+ * policy takes the family's; pre_doit has no place in genl_ops and is
+ * left out: the only one the specs name refuses attributes, as the
+ * family's policy does on 6.1.
+ */
+#ifdef SMC_COMPAT_NO_SPLIT_OPS
+struct genl_split_ops {
+	int (*pre_doit)(const struct genl_split_ops *ops, struct sk_buff *skb,
+			struct genl_info *info);
+	int (*doit)(struct sk_buff *skb, struct genl_info *info);
+	int (*start)(struct netlink_callback *cb);
+	int (*dumpit)(struct sk_buff *skb, struct netlink_callback *cb);
+	int (*done)(struct netlink_callback *cb);
+	const struct nla_policy *policy;
+	unsigned int maxattr;
+	u8 cmd;
+	u8 flags;
+	u8 validate;
+};
+
+/*
+ * A do and a dump of one command are next to each other in @table and
+ * become one genl_ops; with a policy each, the do's would be the one.
+ */
+static inline int smc_genl_register(struct genl_family *family,
+				    const struct genl_split_ops *table,
+				    unsigned int n)
+{
+	struct genl_ops *ops, *op = NULL;
+	unsigned int i;
+	int rc;
+
+	ops = kcalloc(n, sizeof(*ops), GFP_KERNEL);
+	if (!ops)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct genl_split_ops *s = &table[i];
+
+		if (!op || op->cmd != s->cmd)
+			op = &ops[family->n_ops++];
+		op->cmd = s->cmd;
+		op->flags |= s->flags & ~(GENL_CMD_CAP_DO | GENL_CMD_CAP_DUMP);
+		op->validate |= s->validate;
+		if (s->policy && !op->policy) {
+			op->policy = s->policy;
+			op->maxattr = s->maxattr;
+		}
+		if (s->flags & GENL_CMD_CAP_DO) {
+			op->doit = s->doit;
+		} else {
+			op->start = s->start;
+			op->dumpit = s->dumpit;
+			op->done = s->done;
+		}
+	}
+	family->ops = ops;
+	rc = genl_register_family(family);
+	if (rc) {
+		family->ops = NULL;
+		family->n_ops = 0;
+		kfree(ops);
+	}
+	return rc;
+}
+
+static inline void smc_genl_unregister(struct genl_family *family)
+{
+	genl_unregister_family(family);
+	kfree(family->ops);
+}
+#else
+static inline int smc_genl_register(struct genl_family *family,
+				    const struct genl_split_ops *table,
+				    unsigned int n)
+{
+	family->split_ops = table;
+	family->n_split_ops = n;
+	return genl_register_family(family);
+}
+
+static inline void smc_genl_unregister(struct genl_family *family)
+{
+	genl_unregister_family(family);
+}
 #endif
 
 /*

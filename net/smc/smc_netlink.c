@@ -27,8 +27,8 @@
 #include "smc_ism.h"
 #include "smc_netlink.h"
 #include "smc_netns.h"
+#include "smc_nl_gen.h"
 #include "smc_sock.h"
-#include "smc_stats.h"
 #include "smcd.h"
 #include "smcr_dev.h"
 #include "smcr.h"
@@ -80,7 +80,8 @@ static bool smc_nl_ism_v2(void)
 	return true;
 }
 
-static int smc_nl_sys_info(struct sk_buff *skb, struct netlink_callback *cb)
+int smc_gen_netlink_nl_get_sys_info_dumpit(struct sk_buff *skb,
+					   struct netlink_callback *cb)
 {
 	u8 host[SMC_CLC_HOSTNAME_LEN];
 	struct nlattr *nest;
@@ -259,12 +260,14 @@ static int smc_nl_lgrs_r(struct sk_buff *skb, struct netlink_callback *cb,
 	return skb->len;
 }
 
-static int smc_nl_get_lgr_r(struct sk_buff *skb, struct netlink_callback *cb)
+int smc_gen_netlink_nl_get_lgr_smcr_dumpit(struct sk_buff *skb,
+					   struct netlink_callback *cb)
 {
 	return smc_nl_lgrs_r(skb, cb, false);
 }
 
-static int smc_nl_get_link_r(struct sk_buff *skb, struct netlink_callback *cb)
+int smc_gen_netlink_nl_get_link_smcr_dumpit(struct sk_buff *skb,
+					    struct netlink_callback *cb)
 {
 	return smc_nl_lgrs_r(skb, cb, true);
 }
@@ -349,7 +352,8 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int smc_nl_get_dev_r(struct sk_buff *skb, struct netlink_callback *cb)
+int smc_gen_netlink_nl_get_dev_smcr_dumpit(struct sk_buff *skb,
+					   struct netlink_callback *cb)
 {
 	struct smcr_dev_info *d;
 	int rc = 0;
@@ -411,7 +415,8 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int smc_nl_get_lgr_d(struct sk_buff *skb, struct netlink_callback *cb)
+int smc_gen_netlink_nl_get_lgr_smcd_dumpit(struct sk_buff *skb,
+					   struct netlink_callback *cb)
 {
 	struct smcd_lgr_info g;
 	int rc = 0;
@@ -431,15 +436,16 @@ static int smc_nl_get_lgr_d(struct sk_buff *skb, struct netlink_callback *cb)
  * SMC-D devices: upstream lists ISM hardware here, never loopback-ism,
  * which is the only SMC-D device we have.  The dump is empty.
  */
-static int smc_nl_get_dev_d(struct sk_buff *skb, struct netlink_callback *cb)
+int smc_gen_netlink_nl_get_dev_smcd_dumpit(struct sk_buff *skb,
+					   struct netlink_callback *cb)
 {
 	return 0;
 }
 
 /* ---- handshake limitation, the netns default for new sockets ---- */
 
-static int smc_nl_get_hs_limit(struct sk_buff *skb,
-			       struct netlink_callback *cb)
+int smc_gen_netlink_nl_dump_hs_limitation_dumpit(struct sk_buff *skb,
+						 struct netlink_callback *cb)
 {
 	void *hdr;
 
@@ -458,22 +464,23 @@ static int smc_nl_get_hs_limit(struct sk_buff *skb,
 	return skb->len;
 }
 
-static int smc_nl_enable_hs_limit(struct sk_buff *skb,
-				  struct genl_info *info)
+int smc_gen_netlink_nl_enable_hs_limitation_doit(struct sk_buff *skb,
+						 struct genl_info *info)
 {
 	smc_net_set_limit_hs(genl_info_net(info), true);
 	return 0;
 }
 
-static int smc_nl_disable_hs_limit(struct sk_buff *skb,
-				   struct genl_info *info)
+int smc_gen_netlink_nl_disable_hs_limitation_doit(struct sk_buff *skb,
+						  struct genl_info *info)
 {
 	smc_net_set_limit_hs(genl_info_net(info), false);
 	return 0;
 }
 
 /* One message per user EID: the entry, top level, 32 chars + NUL */
-static int smc_nl_dump_ueid(struct sk_buff *skb, struct netlink_callback *cb)
+int smc_gen_netlink_nl_dump_ueid_dumpit(struct sk_buff *skb,
+					struct netlink_callback *cb)
 {
 	u8 eids[SMC_MAX_UEID][SMC_CLC_EID_LEN];
 	char entry[SMC_MAX_EID_LEN + 1];
@@ -509,28 +516,32 @@ static const u8 *smc_nl_ueid_arg(struct genl_info *info)
 	return nla_data(a);
 }
 
-static int smc_nl_add_ueid(struct sk_buff *skb, struct genl_info *info)
+int smc_gen_netlink_nl_add_ueid_doit(struct sk_buff *skb,
+				     struct genl_info *info)
 {
 	const u8 *eid = smc_nl_ueid_arg(info);
 
 	return eid ? smc_ueid_add(eid) : -EINVAL;
 }
 
-static int smc_nl_remove_ueid(struct sk_buff *skb, struct genl_info *info)
+int smc_gen_netlink_nl_remove_ueid_doit(struct sk_buff *skb,
+					struct genl_info *info)
 {
 	const u8 *eid = smc_nl_ueid_arg(info);
 
 	return eid ? smc_ueid_remove(eid) : -EINVAL;
 }
 
-static int smc_nl_flush_ueid(struct sk_buff *skb, struct genl_info *info)
+int smc_gen_netlink_nl_flush_ueid_doit(struct sk_buff *skb,
+				       struct genl_info *info)
 {
 	smc_ueid_flush();
 	return 0;
 }
 
 /* The system EID (none outside s390) and whether it is offered */
-static int smc_nl_dump_seid(struct sk_buff *skb, struct netlink_callback *cb)
+int smc_gen_netlink_nl_dump_seid_dumpit(struct sk_buff *skb,
+					struct netlink_callback *cb)
 {
 	void *hdr;
 
@@ -553,113 +564,51 @@ static int smc_nl_dump_seid(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-static int smc_nl_enable_seid(struct sk_buff *skb, struct genl_info *info)
+int smc_gen_netlink_nl_enable_seid_doit(struct sk_buff *skb,
+					struct genl_info *info)
 {
 	return smc_seid_set(true);
 }
 
-static int smc_nl_disable_seid(struct sk_buff *skb, struct genl_info *info)
+int smc_gen_netlink_nl_disable_seid_doit(struct sk_buff *skb,
+					 struct genl_info *info)
 {
 	return smc_seid_set(false);
 }
 
-/* ADD_UEID and REMOVE_UEID: the entry, a string of 32 chars at most */
-static const struct nla_policy smc_nl_eid_policy[SMC_NLA_EID_TABLE_MAX + 1] = {
-	[SMC_NLA_EID_TABLE_ENTRY]	= { .type = NLA_NUL_STRING,
-					    .len = SMC_MAX_EID_LEN },
-};
-
-/* Requests of the other commands carry no attributes */
+/*
+ * Requests of the commands other than ADD_UEID and REMOVE_UEID carry no
+ * attributes.  Their split operations have no policy, and would take
+ * any: the hooks the spec names check the request against this one,
+ * which refuses every attribute with EINVAL.  On 6.1 it is the family's
+ * policy, which genl_ops without one of their own take.
+ */
 static const struct nla_policy smc_nl_policy[SMC_NLA_EID_TABLE_MAX + 1] = {
 	[SMC_NLA_EID_TABLE_ENTRY]	= { .type = NLA_REJECT },
 };
 
-static const struct genl_ops smc_nl_ops[] = {
-	{
-		.cmd	= SMC_NETLINK_GET_SYS_INFO,
-		.dumpit	= smc_nl_sys_info,
-	},
-	{
-		.cmd	= SMC_NETLINK_GET_LGR_SMCR,
-		.dumpit	= smc_nl_get_lgr_r,
-	},
-	{
-		.cmd	= SMC_NETLINK_GET_LINK_SMCR,
-		.dumpit	= smc_nl_get_link_r,
-	},
-	{
-		.cmd	= SMC_NETLINK_GET_LGR_SMCD,
-		.dumpit	= smc_nl_get_lgr_d,
-	},
-	{
-		.cmd	= SMC_NETLINK_GET_DEV_SMCD,
-		.dumpit	= smc_nl_get_dev_d,
-	},
-	{
-		.cmd	= SMC_NETLINK_GET_DEV_SMCR,
-		.dumpit	= smc_nl_get_dev_r,
-	},
-	{
-		.cmd	= SMC_NETLINK_GET_STATS,
-		.dumpit	= smc_nl_get_stats,
-	},
-	{
-		.cmd	= SMC_NETLINK_GET_FBACK_STATS,
-		.dumpit	= smc_nl_get_fback_stats,
-	},
-	{
-		.cmd	= SMC_NETLINK_DUMP_UEID,
-		.dumpit	= smc_nl_dump_ueid,
-	},
-	{
-		.cmd	= SMC_NETLINK_ADD_UEID,
-		.flags	= GENL_ADMIN_PERM,
-		.doit	= smc_nl_add_ueid,
-		.policy	= smc_nl_eid_policy,
-		.maxattr = SMC_NLA_EID_TABLE_MAX,
-	},
-	{
-		.cmd	= SMC_NETLINK_REMOVE_UEID,
-		.flags	= GENL_ADMIN_PERM,
-		.doit	= smc_nl_remove_ueid,
-		.policy	= smc_nl_eid_policy,
-		.maxattr = SMC_NLA_EID_TABLE_MAX,
-	},
-	{
-		.cmd	= SMC_NETLINK_FLUSH_UEID,
-		.flags	= GENL_ADMIN_PERM,
-		.doit	= smc_nl_flush_ueid,
-	},
-	{
-		.cmd	= SMC_NETLINK_DUMP_SEID,
-		.dumpit	= smc_nl_dump_seid,
-	},
-	{
-		.cmd	= SMC_NETLINK_ENABLE_SEID,
-		.flags	= GENL_ADMIN_PERM,
-		.doit	= smc_nl_enable_seid,
-	},
-	{
-		.cmd	= SMC_NETLINK_DISABLE_SEID,
-		.flags	= GENL_ADMIN_PERM,
-		.doit	= smc_nl_disable_seid,
-	},
-	{
-		.cmd	= SMC_NETLINK_DUMP_HS_LIMITATION,
-		.dumpit	= smc_nl_get_hs_limit,
-	},
-	{
-		.cmd	= SMC_NETLINK_ENABLE_HS_LIMITATION,
-		.flags	= GENL_ADMIN_PERM,
-		.doit	= smc_nl_enable_hs_limit,
-	},
-	{
-		.cmd	= SMC_NETLINK_DISABLE_HS_LIMITATION,
-		.flags	= GENL_ADMIN_PERM,
-		.doit	= smc_nl_disable_hs_limit,
-	},
-};
+/* As the generic netlink core parses a request (hdrsize 0) */
+static int smc_nl_no_attrs(const struct nlmsghdr *nlh,
+			   struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[SMC_NLA_EID_TABLE_MAX + 1];
 
+	return nlmsg_parse(nlh, GENL_HDRLEN, tb, SMC_NLA_EID_TABLE_MAX,
+			   smc_nl_policy, extack);
+}
+
+int smc_nl_no_attrs_pre_doit(const struct genl_split_ops *ops,
+			     struct sk_buff *skb, struct genl_info *info)
+{
+	return smc_nl_no_attrs(info->nlhdr, info->extack);
+}
+
+int smc_nl_no_attrs_start(struct netlink_callback *cb)
+{
+	return smc_nl_no_attrs(cb->nlh, cb->extack);
+}
+
+/* Its operations, from the spec (smc_nl_gen.c), come in smc_nl_init() */
 static struct genl_family smc_nl_family __ro_after_init = {
 	.name		= SMC_GENL_FAMILY_NAME,
 	.version	= SMC_GENL_FAMILY_VERSION,
@@ -668,17 +617,16 @@ static struct genl_family smc_nl_family __ro_after_init = {
 	.policy		= smc_nl_policy,
 	.netnsok	= true,
 	.module		= THIS_MODULE,
-	.ops		= smc_nl_ops,
-	.n_ops		= ARRAY_SIZE(smc_nl_ops),
 	.resv_start_op	= SMC_NETLINK_DISABLE_HS_LIMITATION + 1,
 };
 
 int smc_nl_init(void)
 {
-	return genl_register_family(&smc_nl_family);
+	return smc_genl_register(&smc_nl_family, smc_gen_netlink_nl_ops,
+				 ARRAY_SIZE(smc_gen_netlink_nl_ops));
 }
 
 void smc_nl_exit(void)
 {
-	genl_unregister_family(&smc_nl_family);
+	smc_genl_unregister(&smc_nl_family);
 }

@@ -15,6 +15,7 @@
 #include "smc_ism.h"
 #include "smc_netlink.h"
 #include "smc_netns.h"
+#include "smc_nl_gen.h"
 #include "smc_sock.h"
 #include "smc_stats.h"
 
@@ -329,7 +330,8 @@ cancel:
 	return -EMSGSIZE;
 }
 
-int smc_nl_get_stats(struct sk_buff *skb, struct netlink_callback *cb)
+int smc_gen_netlink_nl_get_stats_dumpit(struct sk_buff *skb,
+					struct netlink_callback *cb)
 {
 	struct smc_stats __percpu *stats = smc_net_stats(sock_net(skb->sk));
 	struct smc_stats *sum;
@@ -410,8 +412,8 @@ cancel:
  * message went out (the totals with it).  The table is copied under
  * its lock, so a slot filled meanwhile may show in a later message.
  */
-int smc_nl_get_fback_stats(struct sk_buff *skb,
-			   struct netlink_callback *cb)
+int smc_gen_netlink_nl_get_fback_stats_dumpit(struct sk_buff *skb,
+					      struct netlink_callback *cb)
 {
 	struct smc_fback_stats *fb = smc_net_fback(sock_net(skb->sk));
 	struct smc_fback_stats *copy;

@@ -92,8 +92,6 @@ static inline unsigned int smc_stats_bucket(u64 size)
 	this_cpu_sub((stats)->tech[t].field, (n))
 
 struct net;
-struct sk_buff;
-struct netlink_callback;
 struct smc_sock;
 
 struct smc_stats __percpu *smc_stats_alloc(struct smc_fback_stats *fb);
@@ -111,8 +109,5 @@ void smc_stats_rx(struct smc_sock *smc, size_t len, int rc, bool oob,
 void smc_stats_splice(struct smc_sock *smc);
 void smc_stats_sockopt(struct smc_sock *smc, int optname, int val);
 void smc_stats_tx_full(struct smc_sock *smc, bool peer);
-int smc_nl_get_stats(struct sk_buff *skb, struct netlink_callback *cb);
-int smc_nl_get_fback_stats(struct sk_buff *skb,
-			   struct netlink_callback *cb);
 
 #endif /* __SMC_STATS_H */
