@@ -115,7 +115,8 @@ static:
 	$(VM)/static-check $(KERNEL)
 
 # The netlink policies and operation tables in net/smc, made of
-# Documentation/netlink/specs by the linux-source's ynl-gen-c.py
+# Documentation/netlink/specs by the linux-source's ynl-gen-c.py (make
+# check fails when they differ: tools/testing/vm/nl-gen --check)
 nl-gen:
 	$(VM)/nl-gen
 
