@@ -142,20 +142,11 @@ eng_clc() # SEED SECS
 # checked, any path; 0 when both ends verified what they read
 xfer_once()
 {
-	local port rc=0 d=$seg_dir/xfer
+	local d=$seg_dir/xfer
 
-	mkdir -p "$d"
-	port=$(free_port)
-	SMC_EXPECT_PATH=any "$HERE/smc_xfer" -s "$2" "$port" -S "$3" \
-		-n "$4" -m "$4" -t 60 -r "$d/$1.ready" > "$d/$1.srv" 2>&1 &
-	local spid=$!
-	wait_until 30 test -e "$d/$1.ready" || { kill "$spid"; return 1; }
-	SMC_EXPECT_PATH=any "$HERE/smc_xfer" -c "$2" "$port" -S "$3" \
-		-n "$4" -m "$4" -t 60 > "$d/$1.cli" 2>&1 || rc=1
-	wait "$spid" || rc=1
-	rm -f "$d/$1.ready"
-	[ $rc = 0 ] || cat "$d/$1.srv" "$d/$1.cli"
-	return $rc
+	xfer_pair "$d" "$@" 60 && return 0
+	cat "$d/$1.srv" "$d/$1.cli"
+	return 1
 }
 
 eng_churn() # SEED SECS

@@ -292,6 +292,30 @@ free_port()
 	echo "$p"
 }
 
+# xfer_pair DIR NAME SRV_ADDR SEED BYTES SECS: one smc_xfer pair to
+# SRV_ADDR, BYTES each way from SEED, on the path SMC_EXPECT_PATH names
+# (default any), each end bounded by SECS; the ends' output in
+# DIR/NAME.srv and DIR/NAME.cli.  0 when both verified what they read.
+xfer_pair()
+{
+	local d=$1 name=$2 port spid rc=0
+
+	mkdir -p "$d"
+	port=$(free_port)
+	SMC_EXPECT_PATH=${SMC_EXPECT_PATH:-any} "$HERE/smc_xfer" -s "$3" \
+		"$port" -S "$4" -n "$5" -m "$5" -t "$6" -r "$d/$name.ready" \
+		> "$d/$name.srv" 2>&1 &
+	spid=$!
+	wait_until 30 test -e "$d/$name.ready" || { kill "$spid"; return 1; }
+	SMC_EXPECT_PATH=${SMC_EXPECT_PATH:-any} timeout $(($6 * 2)) \
+		"$HERE/smc_xfer" -c "$3" \
+		"$port" -S "$4" -n "$5" -m "$5" -t "$6" > "$d/$name.cli" 2>&1 ||
+		rc=1
+	wait "$spid" || rc=1
+	rm -f "$d/$name.ready"
+	return $rc
+}
+
 # nap: sleep 0.1 s without a process.  On the debug kernel a fork and
 # exec cost a good part of a second, more than the nap itself; a read
 # with a timeout on a pipe that no one writes costs neither.
