@@ -150,7 +150,8 @@ test_socat()
 	fi
 	wait $srv 2>/dev/null
 	if ! cmp -s "$in" "$out"; then
-		ktap_diag "echoed data differs: sent $(stat -c %s "$in") bytes, got $(stat -c %s "$out")"
+		ktap_diag "echoed data differs: sent $(stat -c %s "$in") bytes," \
+			"got $(stat -c %s "$out")"
 		rc=1
 	fi
 	return $rc

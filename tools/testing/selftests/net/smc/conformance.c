@@ -137,9 +137,10 @@ note(struct ctx *c, const char *fmt, ...)
 
 /* A setup step that must work failed: the scenario fails on both sides. */
 #define FAIL(c, ...) do {						\
-	(c)->o->hard_fail = 1;						\
-	note(c, __VA_ARGS__);						\
-	rec(c, "setup failure at line %d", __LINE__);			\
+	struct ctx *__c = (c);						\
+	__c->o->hard_fail = 1;						\
+	note(__c, __VA_ARGS__);						\
+	rec(__c, "setup failure at line %d", __LINE__);			\
 } while (0)
 
 static const char *ename(int e)
@@ -2753,8 +2754,10 @@ static int sol_smc_errno(int fd, int fam)
 	int v, e, tmp = -1;
 	socklen_t l = sizeof(v);
 
-	if (fd < 0)
-		fd = tmp = socket(fam, SOCK_STREAM, 0);
+	if (fd < 0) {
+		tmp = socket(fam, SOCK_STREAM, 0);
+		fd = tmp;
+	}
 	errno = 0;
 	e = getsockopt(fd, SOL_SMC, SMC_LIMIT_HS, &v, &l) ? errno : 0;
 	if (tmp >= 0)

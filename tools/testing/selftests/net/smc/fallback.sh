@@ -191,9 +191,10 @@ else
 		ktap_diag "smcd_loopback is $(cat /sys/module/smc/parameters/smcd_loopback)"
 		rc=1
 	else
-		run_pair no_dev_client smc smc client 0x03030000 0 || rc=1
-		run_pair no_dev_server smc smc server 0x05000000 0x03030000 ||
-			rc=1
+		run_pair no_dev_client smc \
+			smc client 0x03030000 0 || rc=1
+		run_pair no_dev_server smc \
+			smc server 0x05000000 0x03030000 || rc=1
 	fi
 	reload_smc "" || { ktap_diag "cannot restore the smc module"; rc=1; }
 	reloaded=0

@@ -53,7 +53,10 @@ TRINITY_CALLS="socket bind listen connect accept accept4 sendto sendmsg
 	sendmmsg recvfrom recvmsg recvmmsg read write readv writev splice
 	sendfile setsockopt getsockopt ioctl poll ppoll select epoll_create1
 	epoll_ctl epoll_wait shutdown close dup fcntl getsockname getpeername"
-KLOG_PAT='WARNING:|BUG:|Oops|KASAN|UBSAN:|refcount_t:|general protection|kernel BUG|ODEBUG:|possible circular locking|inconsistent lock state|suspicious RCU usage|blocked for more than|hung_task|RCU stall|self-detected stall|DEBUG_LOCKS_WARN_ON|list_add corruption|list_del corruption'
+KLOG_PAT='WARNING:|BUG:|Oops|KASAN|UBSAN:|refcount_t:|general protection|kernel BUG|ODEBUG:'
+KLOG_PAT+='|possible circular locking|inconsistent lock state|suspicious RCU usage'
+KLOG_PAT+='|blocked for more than|hung_task|RCU stall|self-detected stall'
+KLOG_PAT+='|DEBUG_LOCKS_WARN_ON|list_add corruption|list_del corruption'
 
 engine_on() { [[ " $FUZZ_ENGINES " == *" $1 "* ]]; }
 
@@ -456,7 +459,8 @@ have_trinity=0 trinity_why="not among FUZZ_ENGINES"
 nseg=$(( (FUZZ_MINUTES + FUZZ_SEGMENT - 1) / FUZZ_SEGMENT ))
 # the segments, then the unload and kmemleak
 ktap_header $((nseg - FUZZ_FIRST + 2))
-ktap_diag "FUZZ_SEED=$FUZZ_SEED FUZZ_MINUTES=$FUZZ_MINUTES FUZZ_SEGMENT=$FUZZ_SEGMENT engines: $FUZZ_ENGINES"
+ktap_diag "FUZZ_SEED=$FUZZ_SEED FUZZ_MINUTES=$FUZZ_MINUTES FUZZ_SEGMENT=$FUZZ_SEGMENT" \
+	"engines: $FUZZ_ENGINES"
 [ "$have_trinity" = 1 ] || ! engine_on trinity ||
 	ktap_diag "trinity: its engine is left out: $trinity_why"
 saved_rdv=$(cat /sys/module/smc/parameters/smcd_rendezvous)
@@ -506,7 +510,8 @@ for ((seg = FUZZ_FIRST; seg < nseg; seg++)); do
 		ktap_ok "segment $seg ($kind, seed $sseed): no finding"
 	else
 		save_segment
-		ktap_not_ok "segment $seg ($kind, seed $sseed): ${#findings[@]} finding(s); replay: FUZZ_SEED=$FUZZ_SEED FUZZ_FIRST=$seg"
+		seg_what="segment $seg ($kind, seed $sseed): ${#findings[@]} finding(s)"
+		ktap_not_ok "$seg_what; replay: FUZZ_SEED=$FUZZ_SEED FUZZ_FIRST=$seg"
 		failed=1
 		break
 	fi

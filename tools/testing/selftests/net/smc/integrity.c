@@ -433,6 +433,8 @@ static int lookup_smcd(int fd, const char *end, struct smc_sock_info *si)
 	return 0;
 }
 
+#define END_FMT "%s: DMB %u (class %d) token 0x%llx, alert token 0x%x, peer ring %u token 0x%llx, sndbuf %u, lgr 0x%x, gid 0x%llx; SO_RCVBUF %d SO_SNDBUF %d"
+
 /*
  * What smc_diag says of one end of a connected SMC-D pair, against
  * the other end @p: its DMB is of @class, the peer's DMB less its
@@ -453,7 +455,7 @@ static int check_end(const char *end, int fd, const struct smc_sock_info *si,
 	int snd_exp = snd_tcp >= 0 ? snd_tcp : 2 * (int)p->conn.rmbe_size;
 	int ok = 1;
 
-	ktap_diag("%s: DMB %u (class %d) token 0x%llx, alert token 0x%x, peer ring %u token 0x%llx, sndbuf %u, lgr 0x%x, gid 0x%llx; SO_RCVBUF %d SO_SNDBUF %d",
+	ktap_diag(END_FMT,
 		  end, ci->rmbe_size, class_of_len(ci->rmbe_size),
 		  (unsigned long long)di->token, ci->token,
 		  ci->peer_rmbe_size, (unsigned long long)di->peer_token,
@@ -469,12 +471,14 @@ static int check_end(const char *end, int fd, const struct smc_sock_info *si,
 		ok = 0;
 	}
 	if (ci->peer_rmbe_size != ring || ci->sndbuf_size != ring) {
-		ktap_diag("%s: peer_rmbe_size %u, sndbuf_size %u; the peer's DMB less its header is %ld",
+		ktap_diag("%s: peer_rmbe_size %u, sndbuf_size %u; "
+			  "the peer's DMB less its header is %ld",
 			  end, ci->peer_rmbe_size, ci->sndbuf_size, ring);
 		ok = 0;
 	}
 	if (!di->token || di->peer_token != p->dmb.token) {
-		ktap_diag("%s: DMB token 0x%llx, peer token 0x%llx; the peer's own DMB token is 0x%llx",
+		ktap_diag("%s: DMB token 0x%llx, peer token 0x%llx; "
+			  "the peer's own DMB token is 0x%llx",
 			  end, (unsigned long long)di->token,
 			  (unsigned long long)di->peer_token,
 			  (unsigned long long)p->dmb.token);
@@ -482,7 +486,8 @@ static int check_end(const char *end, int fd, const struct smc_sock_info *si,
 	}
 	if (!di->my_gid || di->my_gid != di->peer_gid ||
 	    di->my_gid_ext != di->peer_gid_ext) {
-		ktap_diag("%s: gid 0x%llx/0x%llx, peer gid 0x%llx/0x%llx; loopback-ism has one non-zero GID",
+		ktap_diag("%s: gid 0x%llx/0x%llx, peer gid 0x%llx/0x%llx; "
+			  "loopback-ism has one non-zero GID",
 			  end, (unsigned long long)di->my_gid,
 			  (unsigned long long)di->my_gid_ext,
 			  (unsigned long long)di->peer_gid,
@@ -498,6 +503,8 @@ static int check_end(const char *end, int fd, const struct smc_sock_info *si,
 	}
 	return ok;
 }
+
+#define BOTH_ENDS_FMT "both ends: DMB tokens 0x%llx and 0x%llx must differ, GIDs 0x%llx and 0x%llx must not"
 
 /*
  * After the SMC-D handshake: the DMB sizes, tokens and GIDs of both
@@ -526,7 +533,7 @@ static int check_bufs(int cli, int srv, struct bufopts *bo)
 			bo->s_snd_tcp);
 	if (c.dmb.token == s.dmb.token || c.dmb.my_gid != s.dmb.my_gid ||
 	    c.dmb.my_gid_ext != s.dmb.my_gid_ext) {
-		ktap_diag("both ends: DMB tokens 0x%llx and 0x%llx must differ, GIDs 0x%llx and 0x%llx must not",
+		ktap_diag(BOTH_ENDS_FMT,
 			  (unsigned long long)c.dmb.token,
 			  (unsigned long long)s.dmb.token,
 			  (unsigned long long)c.dmb.my_gid,
@@ -536,7 +543,8 @@ static int check_bufs(int cli, int srv, struct bufopts *bo)
 	if (bo->lo_ok && !lo_ism_read(&lo) &&
 	    (lo.dmbs_registered != bo->lo.dmbs_registered + 2 ||
 	     lo.dmbs_attached != bo->lo.dmbs_attached + 2)) {
-		ktap_diag("loopback-ism: %lld DMBs registered, %lld attached; expected %lld and %lld",
+		ktap_diag("loopback-ism: %lld DMBs registered, %lld attached; "
+			  "expected %lld and %lld",
 			  lo.dmbs_registered, lo.dmbs_attached,
 			  bo->lo.dmbs_registered + 2, bo->lo.dmbs_attached + 2);
 		ok = 0;
@@ -754,7 +762,8 @@ static int dmb_case(const struct dmb_case *dc, int fam, uint64_t seed)
 
 	switch (dc->sizes) {
 	case SZ_ONE:
-		ab = ba = 1;
+		ba = 1;
+		ab = ba;
 		break;
 	case SZ_RING:
 		/* the classes as make_pair() will compute them */
@@ -774,7 +783,8 @@ static int dmb_case(const struct dmb_case *dc, int fam, uint64_t seed)
 		ba = ring_len(&s, bo.c_class);
 		break;
 	case SZ_64M:
-		ab = ba = 64 * MIB;
+		ba = 64 * MIB;
+		ab = ba;
 		break;
 	default:
 		ab = 1 + rand_size(&s, 4 * MIB - 1);
@@ -797,6 +807,8 @@ static long long ring_bytes(void)
 
 	return lo_ism_read(&st) ? -1 : st.dmb_bytes;
 }
+
+#define RING_STILL_FMT "round %d: ring pages still %lld bytes (%lld with the data) %d ms after it was read"
 
 /*
  * One round of dmb_ring_pages: RING_FILL bytes written and left unread
@@ -844,8 +856,7 @@ static int ring_pages_round(int cli, int srv, uint64_t *s, int round,
 	       now_ms() - t < RING_TRIM_MS)
 		msleep(100);
 	if (now > held - RING_PAGES_MIN * 4096LL) {
-		ktap_diag("round %d: ring pages still %lld bytes (%lld with the data) %d ms after it was read",
-			  round, now, held, RING_TRIM_MS);
+		ktap_diag(RING_STILL_FMT, round, now, held, RING_TRIM_MS);
 		return 0;
 	}
 	ktap_diag("round %d: ring pages %lld -> %lld -> %lld bytes, back %ld ms after the read",
@@ -1288,7 +1299,8 @@ static void oob_urg_diff(const char *dir, const struct oob_dir *d)
 		;
 	if (i == n)
 		return;
-	ktap_diag("%s: urgent byte %u: sent %02x, read %02x; sent before %02x after %02x, read after %02x",
+	ktap_diag("%s: urgent byte %u: sent %02x, read %02x; "
+		  "sent before %02x after %02x, read after %02x",
 		  dir, i, d->w_urgv[i], d->r_urgv[i],
 		  i ? d->w_urgv[i - 1] : 0, i + 1 < n ? d->w_urgv[i + 1] : 0,
 		  i + 1 < n ? d->r_urgv[i + 1] : 0);

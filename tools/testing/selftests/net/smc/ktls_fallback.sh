@@ -193,8 +193,8 @@ if [ "$line" != "ready $NSOCK" ]; then
 	rc=1
 else
 	SMC_EXPECT_PATH=fallback SMC_EXPECT_REASON=0x03010000 \
-		check_path_while_up "uid 65534 client" "$(pgrep -P "$upid" python3 || echo "$upid")" 20 ||
-		rc=1
+		check_path_while_up "uid 65534 client" \
+			"$(pgrep -P "$upid" python3 || echo "$upid")" 20 || rc=1
 	n=$("$SMC_PATH" -c -p "$(pgrep -P "$upid" python3 || echo "$upid")")
 	[ "$n" = "$NSOCK" ] || { ktap_diag "$n AF_SMC sockets, not $NSOCK"; rc=1; }
 fi

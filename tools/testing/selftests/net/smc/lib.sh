@@ -463,7 +463,8 @@ reload_smc()
 mount_debugfs()
 {
 	mountpoint -q /sys/kernel/debug ||
-		mount -t debugfs debugfs /sys/kernel/debug
+		mount -t debugfs \
+			debugfs /sys/kernel/debug
 }
 
 # in_ns NS CMD...: run CMD in network namespace NS ("" for this one)

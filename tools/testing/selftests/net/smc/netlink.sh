@@ -183,7 +183,8 @@ j = json.load(open(sys.argv[1]))
 print($1)" "$tmp_dir/st.json"
 }
 rc=0
-[ "$(stats_json 'j["smcd"]["tx_bytes"], j["smcr"]["tx_cnt"], j["fallback"]["clnt_cnt"]')" = "0 0 0" ] || rc=1
+[ "$(stats_json 'j["smcd"]["tx_bytes"], j["smcr"]["tx_cnt"],
+	j["fallback"]["clnt_cnt"]')" = "0 0 0" ] || rc=1
 # one SMC-D connection: 60000 bytes up in one write (the DMB takes
 # them without a reader), 5000 down; the
 # counters are read while it is up (the buffers in use), then after
@@ -222,9 +223,12 @@ print(d["clnt_v2_succ"], d["srv_v2_succ"], d["tx_bytes"], d["rx_bytes"],
 ktap_diag "smcd while up: $got"
 [ "$got" = "1 1 65000 65000 2 2 2 131072 131072 1 1" ] || rc=1
 sleep 1
-got=$(stats_json 'j["smcd"]["rx_rmb_usage"], j["smcd"]["tx_rmb_usage"], j["smcd"]["tx_cnt"] >= 2, j["smcd"]["rx_cnt"] >= 2, j["smcr"]["tx_bytes"], j["clnt_hs_err_cnt"]')
+got=$(stats_json 'j["smcd"]["rx_rmb_usage"], j["smcd"]["tx_rmb_usage"],
+	j["smcd"]["tx_cnt"] >= 2, j["smcd"]["rx_cnt"] >= 2, j["smcr"]["tx_bytes"],
+	j["clnt_hs_err_cnt"]')
 ktap_diag "smcd after close: $got"
-[ "$got" = "0 0 True True 0 0" ] || rc=1
+[ "$got" = "0 0 True \
+True 0 0" ] || rc=1
 ktap_result "stats: handshakes, bytes, buffers and payload sizes of SMC-D" $rc
 
 # fallbacks by reason: an SMC client to a TCP server, and a TCP client
@@ -258,9 +262,11 @@ c.sendall(b"y")
 """, str(srv.getsockname()[1])], check=True, env={"PATH": "/usr/bin:/bin"})
 assert srv.accept()[0].recv(1) == b"y"
 ' || rc=1
-got=$(stats_json 'j["fallback"]["srv_cnt"], j["fallback"]["clnt_cnt"], j["fallback"]["server"], j["fallback"]["client"]')
+got=$(stats_json 'j["fallback"]["srv_cnt"], j["fallback"]["clnt_cnt"],
+	j["fallback"]["server"], j["fallback"]["client"]')
 ktap_diag "fallbacks: $got"
-[ "$got" = "1 1 [{'reason': '0x03010000', 'count': 1}] [{'reason': '0x03010000', 'count': 1}]" ] || rc=1
+fb="[{'reason': '0x03010000', 'count': 1}]"
+[ "$got" = "1 1 $fb $fb" ] || rc=1
 ktap_diag "$(ip netns exec "$NS" "$SMC_TOOL" stats fallback 2>&1)"
 ktap_result "stats: fallbacks counted per side and reason" $rc
 
@@ -285,7 +291,8 @@ ueid add E5 | grep -q 'Numerical result out of range' || rc=1
 got=$("$SMC_TOOL" -j ueid)
 ktap_diag "ueids: $got"
 [ "$got" = '["SMC-TEST.EID1","E2","E3","E4"]' ] ||
-	[ "$(echo "$got" | python3 -c 'import json,sys; print(json.load(sys.stdin))')" = "['SMC-TEST.EID1', 'E2', 'E3', 'E4']" ] || rc=1
+	[ "$(echo "$got" | python3 -c 'import json,sys; print(json.load(sys.stdin))')" = \
+		"['SMC-TEST.EID1', 'E2', 'E3', 'E4']" ] || rc=1
 ueid del E3 > /dev/null || rc=1
 ueid del E3 | grep -q 'No such file' || rc=1
 # a payload that is not 32 chars and a NUL, or an unknown attribute
@@ -329,7 +336,8 @@ for s in sorted(socks, key=lambda s: (s["local_port"], s["peer_port"])):
     print(s["state"], s["path"], s["local_port"] in (cport, sport),
           "conn" in s, "dmb" in s)' "$ports" 2>&1)
 ktap_diag "$got"
-[ "$(echo "$got" | grep -c '^ACTIVE smcd True True True$')" = 2 ] || rc=1
+[ "$(echo "$got" | grep -c "^ACTIVE smcd True \
+True True\$")" = 2 ] || rc=1
 [ "$(echo "$got" | grep -c '^LISTEN')" = 1 ] || rc=1
 ip netns exec "$NS" ip link add smcnl0 type dummy || rc=1
 ip netns exec "$NS" "$SMC_TOOL" pnet add NETA dev smcnl0 || rc=1

@@ -196,7 +196,8 @@ test_no_leftovers()
 
 	for ns in $NS_A $NS_B $NS_C $NS_E; do
 		if ! wait_until 30 ns_empty "$ns"; then
-			ktap_diag "$ns: AF_SMC sockets left: $(in_ns "$ns" "$SMC_PATH" 2>&1 | head -n 5)"
+			ktap_diag "$ns: AF_SMC sockets left:" \
+				"$(in_ns "$ns" "$SMC_PATH" 2>&1 | head -n 5)"
 			rc=1
 		fi
 		ip netns del "$ns" || rc=1

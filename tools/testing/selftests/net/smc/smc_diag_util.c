@@ -2,6 +2,7 @@
 /*
  * AF_SMC sock_diag helpers for the selftests.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
+#include <linux/types.h>
 
 #include "smc_diag_util.h"
 
@@ -43,7 +45,7 @@ struct t_smc_diag_msg {
 	uint8_t shutdown;
 	struct t_sockid id;
 	uint32_t uid;
-	uint64_t inode __attribute__((aligned(8)));
+	__aligned_u64 inode;
 };
 
 #define T_DIAG_CONNINFO		1
@@ -80,8 +82,8 @@ struct t_smc_diag_msg {
 
 __thread int smc_diag_last_datagrams;
 
-_Static_assert(sizeof(struct t_smc_diag_req) == 52, "smc_diag_req size");
-_Static_assert(sizeof(struct t_smc_diag_msg) == 64, "smc_diag_msg size");
+static_assert(sizeof(struct t_smc_diag_req) == 52, "smc_diag_req size");
+static_assert(sizeof(struct t_smc_diag_msg) == 64, "smc_diag_msg size");
 
 static uint16_t get16(const uint8_t *p)
 {
@@ -292,8 +294,7 @@ int smc_diag_dump_ext(unsigned int ext, struct smc_sock_info **out)
 			}
 			if (nh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
 				continue;
-			if (nh->nlmsg_len < NLMSG_LENGTH(
-					sizeof(struct t_smc_diag_msg)))
+			if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct t_smc_diag_msg)))
 				continue;
 			if (n == cap) {
 				struct smc_sock_info *na;

@@ -52,7 +52,8 @@ MEM_REASONS="0x01010000"
 PEER_DECLINED=0x05000000
 # what an application may see: ENOMEM, ENOBUFS (socket() whose sock
 # could not be allocated, as TCP's), or the connection reset
-CLEAN_ERRORS='Cannot allocate memory|No buffer space available|Connection reset by peer|Broken pipe|Software caused connection abort'
+CLEAN_ERRORS='Cannot allocate memory|No buffer space available|Connection reset by peer'
+CLEAN_ERRORS+='|Broken pipe|Software caused connection abort'
 
 [ "$SMC_TEST_INET" = 1 ] && ktap_skip_all "needs the AF_SMC module"
 [ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
@@ -185,7 +186,8 @@ dmbs_back()
 
 # klog_new: 0 when a kernel message since the last call (from a reader
 # of /dev/kmsg started once) is a splat; ktap_result shows the messages
-SPLAT='WARNING:|BUG:|Oops|KASAN|UBSAN|ODEBUG|INFO: trying to register|circular locking|lock state|refcount_t'
+SPLAT='WARNING:|BUG:|Oops|KASAN|UBSAN|ODEBUG|INFO: trying to register|circular locking'
+SPLAT+='|lock state|refcount_t'
 klog_new()
 {
 	local line hit=1
@@ -299,7 +301,9 @@ outcome()
 {
 	local o
 
-	o=$(sed -n 's/^# \(client\|server\): \(path [a-z]*\(, reason 0x[0-9a-f]*\)\?\).*/\1 \2/p; s/^# \(.*: [A-Z][a-z ]*\)$/\1/p' \
+	o=$(sed -n \
+		-e 's/^# \(client\|server\): \(path [a-z]*\(, reason 0x[0-9a-f]*\)\?\).*/\1 \2/p' \
+		-e 's/^# \(.*: [A-Z][a-z ]*\)$/\1/p' \
 		"$tmp_dir/cli.out" "$tmp_dir/srv.out" 2>/dev/null | sort -u | tr '\n' ';')
 	echo "${o:-no connection}"
 }
@@ -507,7 +511,7 @@ for a in "${AREAS[@]}"; do
 		ktap_skip "$label reached" "smoke run"
 		continue
 	fi
-	echo "$reached" | tr ' ' '\n' | grep -qE "^($re)" 
+	echo "$reached" | tr ' ' '\n' | grep -qE "^($re)"
 	ktap_result "$label: a failure was injected there" $?
 done
 ktap_finish

@@ -213,7 +213,10 @@ static unsigned int pick_bits(struct fuzz_ctx *ctx,
 	return mask;
 }
 
-#define PICK_BITS(ctx, bits)	pick_bits(ctx, bits, ARRAY_SIZE(bits))
+#define PICK_BITS(ctx, bits) ({						\
+	__typeof__(bits) *__bits = &(bits);				\
+	pick_bits(ctx, *__bits, ARRAY_SIZE(*__bits));			\
+})
 
 /*
  * Mostly non-blocking: a blocked call costs up to its 200 ms timeout.

@@ -224,6 +224,8 @@ static int any_connected(const struct smc_sock_info *arr, int n, int state,
 	return 0;
 }
 
+#define SOCK_FMT "inode=%llu state=%s(%d) mode=%s reason=0x%08x peer=0x%08x local=%s remote=%s\n"
+
 int main(int argc, char **argv)
 {
 	unsigned long long *inodes = NULL;
@@ -306,7 +308,7 @@ int main(int argc, char **argv)
 		if (!count_only) {
 			fmt_addr(si, si->src, si->sport, la, sizeof(la));
 			fmt_addr(si, si->dst, si->dport, ra, sizeof(ra));
-			printf("inode=%llu state=%s(%d) mode=%s reason=0x%08x peer=0x%08x local=%s remote=%s\n",
+			printf(SOCK_FMT,
 			       (unsigned long long)si->inode,
 			       smc_state_name(si->state), si->state,
 			       smc_mode_name(si->mode), si->reason,

@@ -275,8 +275,8 @@ bpf_lsm_active()
 {
 	local f=/sys/kernel/security/lsm
 
-	[ -r $f ] || mount -t securityfs securityfs /sys/kernel/security \
-		2>/dev/null
+	[ -r $f ] || mount -t securityfs \
+		securityfs /sys/kernel/security 2>/dev/null
 	grep -qw bpf $f 2>/dev/null
 }
 
@@ -484,7 +484,8 @@ bpffs_dir()
 	mkdir -p "$tmp_dir/bpffs"
 	# mounted once, by the first case that asks
 	[ "$(stat -f -c %T "$tmp_dir/bpffs")" = bpf_fs ] ||
-		mount -t bpf bpf "$tmp_dir/bpffs" || return 1
+		mount -t bpf \
+			bpf "$tmp_dir/bpffs" || return 1
 	echo "$tmp_dir/bpffs"
 }
 

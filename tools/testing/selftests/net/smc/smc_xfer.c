@@ -279,6 +279,8 @@ static void usage(void)
 	exit(2);
 }
 
+#define BAD_FMT "%s: %llu bytes differ, from byte %llu (0x%02x, expected 0x%02x) to byte %llu"
+
 int main(int argc, char **argv)
 {
 	uint64_t c2s = 1 << 20, s2c = 1 << 20, seed = 1;
@@ -401,7 +403,7 @@ int main(int argc, char **argv)
 			  role, (unsigned long long)r.done, h1,
 			  (unsigned long long)(server ? c2s : s2c), h2);
 		if (r.bad)
-			ktap_diag("%s: %llu bytes differ, from byte %llu (0x%02x, expected 0x%02x) to byte %llu",
+			ktap_diag(BAD_FMT,
 				  role, (unsigned long long)r.bad,
 				  (unsigned long long)r.bad_first, r.bad_got,
 				  r.bad_want,

@@ -603,6 +603,8 @@ static int smc_sockets(bool nobody_only)
 	return nobody_only ? mine : n;
 }
 
+#define LEFT_FMT "%d AF_SMC socket(s) left 10 s after the attacker exited, %d before it ran"
+
 /*
  * No socket of the attacker's is left within 10 s, nor one more than
  * @baseline in all: its listeners' children included.
@@ -623,8 +625,7 @@ static int nobody_left(int baseline)
 		ktap_diag("%d AF_SMC socket(s) of uid %d left 10 s after it exited",
 			  n, NOBODY);
 	if (all > baseline)
-		ktap_diag("%d AF_SMC socket(s) left 10 s after the attacker exited, %d before it ran",
-			  all, baseline);
+		ktap_diag(LEFT_FMT, all, baseline);
 	return !n && all <= baseline;
 }
 
@@ -1024,7 +1025,8 @@ static void dmb_flood_case(const char *name, int own_ns, int most)
 	}
 	lo_ism_read(&held);
 	cg = flood_cg_bytes();
-	ktap_diag("flood: %d pairs in %ld ms, %d over SMC-D; %lld DMBs held (%lld before), %lld MiB of DMBs",
+	ktap_diag("flood: %d pairs in %ld ms, %d over SMC-D; "
+		  "%lld DMBs held (%lld before), %lld MiB of DMBs",
 		  r.pairs, now_ms() - t, r.smcd,
 		  held.dmbs_registered - base.dmbs_registered,
 		  base.dmbs_registered, held.dmb_bytes >> 20);
@@ -1091,7 +1093,8 @@ static void dmb_flood_case(const char *name, int own_ns, int most)
 		ok = 0;
 	}
 	if (!dmbs_at(&base, 30000, &after)) {
-		ktap_diag("30 s after the flood: %lld DMBs registered, %lld attached; before %lld and %lld",
+		ktap_diag("30 s after the flood: %lld DMBs registered, %lld attached; "
+			  "before %lld and %lld",
 			  after.dmbs_registered, after.dmbs_attached,
 			  base.dmbs_registered, base.dmbs_attached);
 		ok = 0;

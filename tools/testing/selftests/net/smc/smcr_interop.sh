@@ -45,7 +45,8 @@ OURS_ADDR=${ADDR1[ours]}
 # nic_of MAC: the name of the interface with that MAC
 nic_of()
 {
-	ip -o link | awk -v mac="$1" '$0 ~ "link/ether " mac { sub(":$", "", $2); print $2; exit }' |
+	ip -o link |
+		awk -v mac="$1" '$0 ~ "link/ether " mac { sub(":$", "", $2); print $2; exit }' |
 		grep .
 }
 
@@ -94,7 +95,8 @@ case "${1:-}" in
 	# results directory keeps it)
 	if [ -n "${SMC_RESULTS:-}" ]; then
 		while sleep $((3 * slow)); do
-			echo "== $(cut -d' ' -f1 /proc/uptime) load $(cut -d' ' -f1-3 /proc/loadavg)"
+			echo "== $(cut -d' ' -f1 /proc/uptime)" \
+				"load $(cut -d' ' -f1-3 /proc/loadavg)"
 			ip neigh
 			ip -s -br link
 			top -bn1 | sed -n '7,12p'

@@ -159,7 +159,9 @@ if wait_until 60 in_d "$fpid"; then
 else
 	rc=1
 fi
-ktap_diag "filler sent $(cat "$tmp_dir/count" 2>/dev/null || echo '<100') CDCs, stat $(awk '{print $3}' /proc/$fpid/stat 2>/dev/null), wchan $(cat /proc/$fpid/wchan 2>/dev/null)"
+ktap_diag "filler sent $(cat "$tmp_dir/count" 2>/dev/null || echo '<100') CDCs," \
+	"stat $(awk '{print $3}' /proc/$fpid/stat 2>/dev/null)," \
+	"wchan $(cat /proc/$fpid/wchan 2>/dev/null)"
 kill -9 "$fpid"
 wait_until 5 pid_gone "$fpid" || rc=1
 ktap_result "the filler's sends stall and it dies of SIGKILL" $rc

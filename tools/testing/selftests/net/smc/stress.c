@@ -361,8 +361,10 @@ static int part_concurrent(int nconn)
 	pthread_t t;
 	long t0 = now_ms();
 
-	for (i = 0; i < nconn; i++)
-		cli[i] = srv[i] = -1;
+	for (i = 0; i < nconn; i++) {
+		srv[i] = -1;
+		cli[i] = -1;
+	}
 	lfd = make_listener(1024);
 	if (lfd < 0) {
 		ktap_diag("listener: %s", strerror(errno));
@@ -601,7 +603,10 @@ static void read_sockstat(struct leak_snap *s)
 	char line[256];
 	FILE *f;
 
-	s->sockets_used = s->tcp_inuse = s->tcp_orphan = s->tcp_alloc = 0;
+	s->sockets_used = 0;
+	s->tcp_inuse = 0;
+	s->tcp_orphan = 0;
+	s->tcp_alloc = 0;
 	for (i = 0; i < 2; i++) {
 		f = fopen(files[i], "re");
 		if (!f)
@@ -627,6 +632,7 @@ static void read_sockstat(struct leak_snap *s)
 static const char * const slab_names[] = {
 	"SMC", "SMC6", "INET_SMC", "INET6_SMC"
 };
+
 #define NR_SLAB_NAMES	((int)(sizeof(slab_names) / sizeof(slab_names[0])))
 
 /* Active objects of our caches in /proc/slabinfo */
@@ -782,7 +788,8 @@ static int dmbs_settled(const struct leak_snap *b, const struct leak_snap *n,
 		snprintf(why, len, "dmb_bytes %lld with %lld DMBs pooled, more than %lld",
 			 n->lo.dmb_bytes, n->lo.dmbs_pooled, bound);
 	else if (n->lo.dmb_bytes > dmbs * big)
-		snprintf(why, len, "dmb_bytes %lld does not fit %lld DMBs (%lld registered, %lld pooled)",
+		snprintf(why, len,
+			 "dmb_bytes %lld does not fit %lld DMBs (%lld registered, %lld pooled)",
 			 n->lo.dmb_bytes, dmbs, n->lo.dmbs_registered,
 			 n->lo.dmbs_pooled);
 	else
@@ -918,7 +925,7 @@ static void *leak_server(void *p)
 				continue;
 			fd = accept4(pfd[i].fd, NULL, NULL, SOCK_CLOEXEC);
 			if (fd < 0 && (errno == EAGAIN || errno == EINTR ||
-					errno == ECONNABORTED))
+				       errno == ECONNABORTED))
 				continue;
 			if (fd < 0) {
 				ktap_diag("accept: %s", strerror(errno));
@@ -1073,7 +1080,8 @@ stop:
 		close(r.l6);
 	ktap_diag("%s: %d of %d connections done in %ld ms, %d failed",
 		  name, r.done, total, now_ms() - t0, r.fails);
-	ktap_diag("%s: server served %d, %d errors; path checked on %d client and %d server sockets, %d wrong",
+	ktap_diag("%s: server served %d, %d errors; "
+		  "path checked on %d client and %d server sockets, %d wrong",
 		  name, r.served, r.srv_errors, r.cli_checked, r.srv_checked,
 		  r.path_bad + r.srv_path_bad);
 	conns_ok = r.done == total && !r.fails && !r.srv_errors &&
@@ -1168,7 +1176,8 @@ int main(void)
 	expect_smcr = smc_expect_smcr();
 	if (!use_inet)
 		smc_socket_require();
-	rl.rlim_cur = rl.rlim_max = 2 * nconn + 256;
+	rl.rlim_max = 2 * nconn + 256;
+	rl.rlim_cur = rl.rlim_max;
 	if (setrlimit(RLIMIT_NOFILE, &rl)) {
 		getrlimit(RLIMIT_NOFILE, &rl);
 		if (rl.rlim_cur < (rlim_t)(2 * nconn + 64)) {

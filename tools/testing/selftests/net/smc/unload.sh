@@ -132,7 +132,8 @@ done
 if [ $unloaded = 1 ] && [ ! -d /sys/module/smc ]; then
 	:
 else
-	ktap_diag "rmmod smc failed after closing all sockets: $(cat "$tmp_dir/rmmod.err"), refcnt $(refcnt)"
+	ktap_diag "rmmod smc failed after closing all sockets:" \
+		"$(cat "$tmp_dir/rmmod.err"), refcnt $(refcnt)"
 	rc=1
 fi
 ktap_result rmmod_after_close $rc

@@ -544,7 +544,8 @@ static void pair_close(struct pair *p)
 		close(p->cli);
 	if (p->srv >= 0)
 		close(p->srv);
-	p->cli = p->srv = -1;
+	p->srv = -1;
+	p->cli = -1;
 }
 
 /* An SMC-D pair over 127.0.0.1 of the current netns; 0, or -1 + why */
@@ -554,7 +555,8 @@ static int pair_open(struct pair *p)
 	uint16_t port;
 	int lfd;
 
-	p->cli = p->srv = -1;
+	p->srv = -1;
+	p->cli = -1;
 	lfd = smc_listener(&port);
 	if (lfd < 0) {
 		why("listener: %s", strerror(errno));
@@ -738,7 +740,7 @@ static uint32_t lgr_d_id(struct nlmsghdr *nh)
 	na = (struct nlattr *)((char *)NLMSG_DATA(nh) + GENL_HDRLEN);
 	rem = nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
 	for (; rem >= (int)NLA_HDRLEN && na->nla_len >= NLA_HDRLEN &&
-	       na->nla_len <= rem;
+	     na->nla_len <= rem;
 	     rem -= NLA_ALIGN(na->nla_len),
 	     na = (struct nlattr *)((char *)na + NLA_ALIGN(na->nla_len))) {
 		if ((na->nla_type & NLA_TYPE_MASK) != SMC_NL_GEN_LGR_SMCD)

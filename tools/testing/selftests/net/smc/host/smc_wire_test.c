@@ -1638,7 +1638,8 @@ static void test_cq_pick(void)
 	bound[3] = 0;
 	for (i = 0; i < 40; i++)
 		bound[smcr_cq_pick(bound, 4)]++;
-	lo = hi = bound[0];
+	hi = bound[0];
+	lo = hi;
 	for (v = 1; v < 4; v++) {
 		lo = bound[v] < lo ? bound[v] : lo;
 		hi = bound[v] > hi ? bound[v] : hi;
@@ -1654,7 +1655,7 @@ static void test_pnetid(void)
 
 	CHECK_EQ(smc_pnetid_normalize("net1", out), 0);
 	CHECK(!strcmp(out, "NET1"));
-	CHECK_EQ(smc_pnetid_normalize(" \t Ab9z \n", out), 0);
+	CHECK_EQ(smc_pnetid_normalize(" \t Ab9z\x20\n", out), 0);
 	CHECK(!strcmp(out, "AB9Z"));
 	CHECK_EQ(smc_pnetid_normalize("0123456789abcdef", out), 0);
 	CHECK(!strcmp(out, "0123456789ABCDEF"));
@@ -1986,7 +1987,11 @@ static void test_llc_cont_exchange(void)
 		for (b = 0; b < ARRAY_SIZE(sizes); b++) {
 			ns = sizes[a];
 			nc = sizes[b];
-			sent_s = sent_c = got_s = got_c = turns = 0;
+			sent_s = 0;
+			sent_c = 0;
+			got_s = 0;
+			got_c = 0;
+			turns = 0;
 			do {
 				/* the server's message, then the answer */
 				cont_send(rs, ns, &sent_s, false, &q);
