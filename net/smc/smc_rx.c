@@ -496,4 +496,3 @@ ssize_t smc_conn_splice_read(struct smc_sock *smc, struct pipe_inode_info *pipe,
 		return rc;
 	return splice_to_pipe(pipe, &spd);
 }
-

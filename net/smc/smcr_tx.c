@@ -289,4 +289,3 @@ out:
 	wake_up_all(&lgr->moved_wq);
 	return rc;
 }
-
