@@ -10,6 +10,8 @@
 #   make check           full test run: static checks, host tests, VM tests
 #   make nl-gen          regenerate net/smc/*_gen.[ch] from the netlink
 #                        specs with the kernel's ynl-gen-c.py
+#   make series [O=DIR]  the tree as a patch series against Debian's
+#                        linux-source-6.12 (default .cache/series)
 #   make check-full      make check with the whole batch on deb12 too
 #   make check-debug     the selftests and the interop pair on a debug
 #                        kernel (KASAN, lockdep, kmemleak, fault injection)
@@ -54,7 +56,8 @@ endif
 KVER = $(shell modinfo -F vermagic $(MODSRC)/smc.ko | cut -d' ' -f1)
 
 .PHONY: all modules tools install clean static check check-full demo bench \
-	vm-shell setup kernel host-tests host-build check-debug fuzz deb nl-gen
+	vm-shell setup kernel host-tests host-build check-debug fuzz deb nl-gen \
+	series
 
 all: modules tools
 
@@ -119,6 +122,9 @@ static:
 # check fails when they differ: tools/testing/vm/nl-gen --check)
 nl-gen:
 	$(VM)/nl-gen
+
+series:
+	tools/testing/series/mkseries $(if $(O),--out $(O))
 
 check:
 	$(VM)/check
