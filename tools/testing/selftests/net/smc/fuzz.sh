@@ -138,7 +138,9 @@ eng_trinity() # SEED SECS
 
 eng_clc() # SEED SECS
 {
-	"$HERE/hostile_peer" mutate "$1" "$2"
+	# the other engines' sockets and DMBs come and go meanwhile: the
+	# segment checks both once every engine has ended (check_settled)
+	HOSTILE_MUTATE_SHARED=1 "$HERE/hostile_peer" mutate "$1" "$2"
 }
 
 # xfer_once NAME SRV_ADDR CLI_SEED BYTES: one smc_xfer pair, data
