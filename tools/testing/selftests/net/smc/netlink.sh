@@ -18,7 +18,7 @@ require_smc
 [ -x "$SMC_TOOL" ] || ktap_skip_all "tools/net/smc/smc not built"
 setup_common
 
-ktap_header 13
+ktap_header 14
 
 # jq-less JSON access: smc_json EXPR ARGS... evaluates EXPR on "j"
 smc_json()
@@ -355,5 +355,16 @@ rc=0
 python3 "$HERE/smc_nl_spec.py" --live > "$tmp_dir/spec" 2>&1 || rc=1
 ktap_diag "$(tail -n 5 "$tmp_dir/spec")"
 ktap_result "netlink replies as Documentation/netlink/specs describe" $rc
+
+# 14: the same replies through the kernel's own spec-driven client
+# (tools/net/ynl), which decodes them by the specs
+rc=0
+python3 "$HERE/smc_nl_ynl.py" > "$tmp_dir/ynl" 2>&1 || rc=$?
+ktap_diag "$(grep -v '^ok' "$tmp_dir/ynl" | tail -n 5)"
+if [ $rc = 4 ]; then
+	ktap_skip "netlink replies through ynl" "$(tail -n 1 "$tmp_dir/ynl")"
+else
+	ktap_result "netlink replies through ynl" $rc
+fi
 
 ktap_finish
