@@ -17,7 +17,7 @@
 # SMC_BENCH_SYSCTL="net.smc.X=V ..." (sysctls set before the SMC-R
 # parts, e.g. net.smc.smcr_max_send_wr=64), SMC_BENCH_MODE (normal: the
 # bulk runs, 64 KiB stream and iperf3, 5 times each for a median),
-# SMC_BENCH_PROFILE=1 (each run sampled, see prof_begin).
+# SMC_BENCH_PROFILE=perf|insn (each run profiled, see prof_begin).
 set -uo pipefail
 export LC_ALL=C	# a dot in $EPOCHREALTIME
 
@@ -40,6 +40,8 @@ ONLY=${SMC_BENCH_ONLY:-}
 SYSCTLS=${SMC_BENCH_SYSCTL:-}
 MODE=${SMC_BENCH_MODE:-deterministic}
 PROFILE=${SMC_BENCH_PROFILE:-0}
+PROF_MARK=
+[ "$PROFILE" != insn ] || PROF_MARK=1
 
 say() { echo "[bench] $*"; }
 
@@ -80,25 +82,70 @@ redir_begin() {
 	[ -z "$REDIRECT" ] || "$SOCKMAP" stats "$SOCKMAP_PIN" reset >/dev/null
 }
 
-# prof_begin NAME: with SMC_BENCH_PROFILE=1, samples of the whole
-# system (perf record -a -g, cpu-clock: TCG has no hardware counters)
-# while the run NAME goes.  prof_end writes where the time went, by
-# symbol and by object, to prof-NAME.txt.  A profiled run's rate carries
-# perf's own cost: it shows where time goes, it is not a table figure.
-PROF_PID= PROF_NAME=
+# prof_begin NAME [OPS [inner]]: with SMC_BENCH_PROFILE=perf, samples
+# of the whole system (perf record -a -g, cpu-clock: TCG has no hardware
+# counters) while the run NAME goes; prof_end writes where the time
+# went, by symbol and by object, to prof-NAME.txt.  A sampled run's rate
+# carries perf's own cost: it shows where time goes, it is not a table
+# figure.  With SMC_BENCH_PROFILE=insn (the deterministic mode under
+# the insnprof plugin) the run is one phase of the plugin's exact
+# instruction counts, which cost the guest nothing: the markers around
+# it (with "inner", the run marks its measured part itself: smcbench
+# --mark, or prof_mark) and, in insnprof-phases.txt, its number, OPS
+# (the operations it ran, for the per-operation figures) and the
+# kernel's symbols then.
+PROF_PID= PROF_NAME= PROF_RAW= PROF_OPS= PROF_INNER= PROF_BY= PROF_PHASE=0
+INSNMARK=$HERE/insnmark
 prof_begin() {
-	[ "$PROFILE" = 1 ] || return 0
 	PROF_NAME=$(tr -c 'a-zA-Z0-9\n' _ <<< "$1" | tr -s _)
-	perf record -q -a -g -o "$SMC_RESULTS/prof-$PROF_NAME.data" \
-		>/dev/null 2>"$SMC_RESULTS/prof-$PROF_NAME.err" &
-	PROF_PID=$!
-	# perf has its buffers mapped before its first sample
-	sleep 1
+	PROF_RAW=$1 PROF_OPS=${2:-0} PROF_INNER=${3:-} PROF_BY=shell
+	[ -z "$PROF_INNER" ] || PROF_BY=run
+	case $PROFILE in
+	insn)
+		[ -n "$PROF_INNER" ] || "$INSNMARK" begin ;;
+	perf|1)
+		perf record -q -a -g -o "$SMC_RESULTS/prof-$PROF_NAME.data" \
+			>/dev/null 2>"$SMC_RESULTS/prof-$PROF_NAME.err" &
+		PROF_PID=$!
+		# perf has its buffers mapped before its first sample
+		sleep 1 ;;
+	esac
+}
+
+# prof_mark begin|end: in an "inner" run, a marker from the shell
+prof_mark() {
+	[ "$PROFILE" != insn ] || "$INSNMARK" "$1"
+	PROF_BY=shell
+}
+
+# prof_insn_end: the phase's line in insnprof-phases.txt, "N OPS SYMS BY
+# NAME", SYMS naming the kallsyms-*.txt of the modules loaded then, BY
+# who marked it: "shell" (insnmark, whose cost the report takes off, as
+# measured by the baseline phase) or "run" (smcbench itself).  The
+# plugin numbers the phases it saw end: a run that never reached its
+# end marker has no insnprof.N, and takes no number.
+prof_insn_end() {
+	local syms
+
+	[ -n "$PROF_INNER" ] || "$INSNMARK" end
+	if [ ! -f "$SMC_RESULTS/insnprof.$PROF_PHASE" ]; then
+		say "no instruction profile of: $PROF_RAW"
+		return
+	fi
+	# names and addresses only: use counts change with every socket
+	syms=kallsyms-$(awk '{ print $1, $6 }' /proc/modules | md5sum |
+		cut -c1-12).txt
+	[ -f "$SMC_RESULTS/$syms" ] ||
+		grep -E '^[0-9a-f]+ [tTwW] ' /proc/kallsyms > "$SMC_RESULTS/$syms"
+	echo "$PROF_PHASE $PROF_OPS $syms $PROF_BY $PROF_RAW" \
+		>> "$SMC_RESULTS/insnprof-phases.txt"
+	PROF_PHASE=$((PROF_PHASE + 1))
 }
 
 prof_end() {
 	local data
 
+	[ "$PROFILE" != insn ] || { prof_insn_end; return 0; }
 	[ -n "$PROF_PID" ] || return 0
 	kill -INT "$PROF_PID" 2>/dev/null
 	wait "$PROF_PID"
@@ -133,14 +180,27 @@ redir_fields() {
 		"${r:-0}" "${p:-0}" "${n:-0}" "$ok" "${r:-0}" "${p:-0}" "${n:-0}"
 }
 
+# ops_of SMCBENCH_ARGS...: the operations the run does: messages of a
+# stream, round trips, connections
+ops_of() {
+	local m="" s=1 n=0
+	while [ $# -gt 1 ]; do
+		case $1 in -m) m=$2 ;; -s) s=$2 ;; -n) n=$2 ;; esac
+		shift
+	done
+	[ "$m" = stream ] && n=$((n / s))
+	echo "$n"
+}
+
 # record PATHNAME ARGS...: one smcbench run, its JSON tagged with the path
 record() {
 	local path=$1 line rc msgs=1
 	shift
 	[[ " $* " == *" -m mem "* ]] && msgs=0
 	redir_begin
-	prof_begin "$path $*"
-	line=$(timeout 600 "$BENCH" "$@" 2>"$SMC_RESULTS/bench-last.err")
+	prof_begin "$path $*" "$(ops_of "$@")" inner
+	line=$(timeout 600 "$BENCH" "$@" ${PROF_MARK:+--mark} \
+		2>"$SMC_RESULTS/bench-last.err")
 	rc=$?
 	prof_end
 	if [ $rc -ne 0 ] || [ -z "$line" ]; then
@@ -229,8 +289,16 @@ redis_op() {
 	local path=$1 wrap=$2 addr=$3 op=$4 c=$5 app=$6 out modes rps
 	out=$SMC_RESULTS/${app/redis/redis-$path}.txt
 	watch_start $REDIS_SRV "$wrap" "$out.path"
+	# redis-benchmark's start-up and connections are not requests: a
+	# tenth of the run, profiled first, is taken off it (report)
+	if [ "$PROFILE" = insn ]; then
+		prof_begin "$app $path short" $((REDIS_N / 10))
+		timeout 600 $wrap redis-benchmark -h "$addr" -p 6399 \
+			-n $((REDIS_N / 10)) -c "$c" -t "$op" -q >/dev/null 2>&1
+		prof_end
+	fi
 	redir_begin
-	prof_begin "$app $path"
+	prof_begin "$app $path" "$REDIS_N"
 	# redis-benchmark keeps waiting when the server answers with errors
 	timeout 600 $wrap redis-benchmark -h "$addr" -p 6399 -n "$REDIS_N" \
 		-c "$c" -t "$op" -q >"$out" 2>&1
@@ -363,15 +431,17 @@ EOF
 	# the rate comes from our own clock and its request count
 	watch_start $srv "$wrap" "$out.path"
 	redir_begin
-	prof_begin "nginx $path"
+	prof_begin "nginx $path" "$WRK_N" inner
 	$wrap wrk -t 1 -c 16 -d 600s -s "$dir/stop.lua" \
 		http://127.0.0.1:8099/1k >"$out" 2>&1 &
 	pid=$!
 	n=0 t0=0 t1=0
 	if read -r -t 600 -u 3 line && [ "$line" = start ]; then
+		prof_mark begin
 		t0=$EPOCHREALTIME
 		read -r -t 600 -u 3 line && [ "$line" = done ] && n=$WRK_N
 		t1=$EPOCHREALTIME
+		prof_mark end
 	fi
 	exec 3<&-
 	kill -INT $pid 2>/dev/null
@@ -391,6 +461,12 @@ EOF
 : > "$OUT"
 ip link set lo up
 say "kernel $(uname -r), $(nproc) CPU(s)"
+# phase 0: the markers' own cost (bash forking insnmark), which the
+# report takes off every other phase
+if [ "$PROFILE" = insn ]; then
+	prof_begin baseline
+	prof_end
+fi
 
 if part tcp; then
 	micro tcp tcp

@@ -36,6 +36,7 @@
 #include <sys/un.h>
 #include <sys/utsname.h>
 
+#include "insnmark.h"
 #include "smc_diag_util.h"
 #include "sha256.h"
 
@@ -78,6 +79,7 @@ static struct {
 	int sample;
 	int backlog;
 	const char *tag;
+	int mark;
 } o = {
 	.transport = -1,
 	.mode = -1,
@@ -104,6 +106,23 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* --mark: the measured part is one phase of the instruction profile;
+ * an end without its begin (a run that failed early) marks nothing
+ */
+static atomic_int marking;
+
+static void mark_begin(void)
+{
+	if (o.mark && !atomic_exchange(&marking, 1))
+		insnmark_begin();
+}
+
+static void mark_end(void)
+{
+	if (atomic_exchange(&marking, 0))
+		insnmark_end();
 }
 
 /* Record the first error and make every thread stop */
@@ -731,6 +750,7 @@ static void *one_server(void *arg)
 
 		if (n == 0) {
 			one.t_end = now();
+			mark_end();
 			break;
 		}
 		if (n < 0) {
@@ -823,6 +843,7 @@ static void run_stream(void)
 		return;
 	}
 	sha256_init(&sh);
+	mark_begin();
 	one.t0 = now();
 	if (!o.count_set)
 		t_stop = one.t0 + o.duration;
@@ -911,8 +932,10 @@ static void run_pingpong(void)
 	for (i = 0; i < total && !atomic_load(&stop); i++) {
 		double t = now();
 
-		if (i == o.warmup)
+		if (i == o.warmup) {
+			mark_begin();
 			t_start = t;
+		}
 		rc = writen(cfd, buf, o.size);
 		if (rc < 0) {
 			fail("client write: %s", strerror(-rc));
@@ -927,6 +950,7 @@ static void run_pingpong(void)
 			lat[i - o.warmup] = (now() - t) * 1e6;
 	}
 	secs = now() - t_start;
+	mark_end();
 	one_teardown(cfd);
 	if (atomic_load(&stop))
 		goto out;
@@ -1049,6 +1073,7 @@ static void run_crr(void)
 			fail("pthread_create");
 			break;
 		}
+	mark_begin();
 	t0 = now();
 	for (nc = 0; nc < o.parallel && !atomic_load(&stop); nc++)
 		if (pthread_create(&cli[nc], NULL, crr_client, NULL)) {
@@ -1058,6 +1083,7 @@ static void run_crr(void)
 	for (i = 0; i < nc; i++)
 		pthread_join(cli[i], NULL);
 	secs = now() - t0;
+	mark_end();
 	/* bounded by the alarm; not a measurement */
 	while (atomic_load(&crr.served) < o.count && !atomic_load(&stop))
 		usleep(1000);
@@ -1152,6 +1178,7 @@ static void run_mem(void)
 		fail("pthread_create");
 		goto out_l;
 	}
+	mark_begin();
 	t0 = now();
 	for (nc = 0; nc < (int)o.count && !atomic_load(&stop); nc++) {
 		cfds[nc] = do_connect();
@@ -1161,6 +1188,7 @@ static void run_mem(void)
 	/* on failure, stop is set and the server leaves accept_wait() */
 	pthread_join(th, NULL);
 	t_open = now() - t0;
+	mark_end();
 	if (atomic_load(&stop))
 		goto out_c;
 	read_meminfo(&ma);
@@ -1251,6 +1279,8 @@ static void usage(FILE *f)
 "      --uds-path P    uds: filesystem path instead of abstract name\n"
 "      --port N        tcp/smc: listen port (default: any)\n"
 "      --tag S         copied into the JSON output\n"
+"      --mark          begin and end the measured part with the markers of\n"
+"                      the instruction profile (insnmark.h)\n"
 "One JSON object is printed on stdout.  Exit: 0 ok, 1 error, 2 usage.\n");
 }
 
@@ -1295,7 +1325,7 @@ static int lookup(const char *s, const char * const *names, int n)
 
 enum {
 	OPT_VERIFY = 256, OPT_EXPECT, OPT_SAMPLE, OPT_BACKLOG, OPT_SOCKBUF,
-	OPT_WARMUP, OPT_UDS, OPT_PORT, OPT_TAG,
+	OPT_WARMUP, OPT_UDS, OPT_PORT, OPT_TAG, OPT_MARK,
 };
 
 static const struct option lopts[] = {
@@ -1316,6 +1346,7 @@ static const struct option lopts[] = {
 	{ "uds-path", required_argument, NULL, OPT_UDS },
 	{ "port", required_argument, NULL, OPT_PORT },
 	{ "tag", required_argument, NULL, OPT_TAG },
+	{ "mark", no_argument, NULL, OPT_MARK },
 	{ "help", no_argument, NULL, 'h' },
 	{ }
 };
@@ -1380,6 +1411,9 @@ static int parse_args(int argc, char **argv)
 			break;
 		case OPT_VERIFY:
 			o.verify = 1;
+			break;
+		case OPT_MARK:
+			o.mark = 1;
 			break;
 		case OPT_EXPECT:
 			if (!strcmp(optarg, "smcd"))

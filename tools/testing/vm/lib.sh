@@ -98,20 +98,23 @@ lock_until_exit() {
 # The calling script holds the suite's lock until it exits: two runs at
 # once on one cache (two vm-runs by hand, say) would otherwise rewrite
 # the same sources and index, and fetch into the same cache, together.
+# apt_setup SUITE [src]: with "src", the suite's source packages (for
+# apt-get source), in a state of their own.
 apt_setup() {
-	local suite=$1 d=$CACHE/apt/$1
+	local suite=$1 type=deb d=$CACHE/apt/$1
+	[ "${2:-}" != src ] || type=deb-src d=$CACHE/apt/$1-src
 	host_ready fetch
 	host_archive "$suite"
 	mkdir -p "$d/etc" "$d/state/lists/partial" "$d/cache/archives/partial"
 	lock_until_exit "$d/lock"
 	local key=/usr/share/keyrings/debian-archive-keyring.gpg
 	{
-		echo "deb [signed-by=$key] $ARCHIVE_URI $suite main"
+		echo "$type [signed-by=$key] $ARCHIVE_URI $suite main"
 		# backports and unstable have no updates or security suite
 		case $suite in *-backports|sid) ;; *)
-		echo "deb [signed-by=$key] $ARCHIVE_URI $suite-updates main"
+		echo "$type [signed-by=$key] $ARCHIVE_URI $suite-updates main"
 		[ -z "$SECURITY_URI" ] ||
-			echo "deb [signed-by=$key] $SECURITY_URI $suite-security main"
+			echo "$type [signed-by=$key] $SECURITY_URI $suite-security main"
 		esac
 	} > "$d/etc/sources.list.new"
 	# A changed mirror is a changed index: update at once.
