@@ -201,17 +201,14 @@ void smc_connect_cancel(struct smc_sock *smc)
 }
 
 /*
- * Wait until a background connect has finished, for calls that need
- * to know the transport.  Returns 0, -EAGAIN or a signal error.
+ * smc_wait_connected() found a connect pending: wait for its end.
+ * Returns 0, -EAGAIN or a signal error.
  */
-int smc_wait_connected(struct smc_sock *smc, long timeo)
+int __smc_wait_connected(struct smc_sock *smc, long timeo)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *sk = &smc->sk;
 	int rc = 0;
-
-	if (!READ_ONCE(smc->connect_pending))
-		return 0;
 
 	lock_sock(sk);
 	add_wait_queue(sk_sleep(sk), &wait);

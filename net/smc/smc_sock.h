@@ -286,7 +286,19 @@ int smc_connect(struct socket *sock, struct sockaddr_unsized *addr, int alen,
 		int flags);
 void smc_connect_work(struct work_struct *work);
 void smc_connect_cancel(struct smc_sock *smc);
-int smc_wait_connected(struct smc_sock *smc, long timeo);
+int __smc_wait_connected(struct smc_sock *smc, long timeo);
+
+/*
+ * Wait until a background connect has finished, for calls that need
+ * to know the transport.  Inline: every send and receive asks, and
+ * hardly any has to wait.
+ */
+static inline int smc_wait_connected(struct smc_sock *smc, long timeo)
+{
+	if (likely(!READ_ONCE(smc->connect_pending)))
+		return 0;
+	return __smc_wait_connected(smc, timeo);
+}
 
 /* smc_listen.c */
 int smc_listen(struct socket *sock, int backlog);
