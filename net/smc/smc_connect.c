@@ -119,7 +119,8 @@ int smc_connect(struct socket *sock, struct sockaddr_unsized *addr, int alen,
 
 	smc_copy_sock_settings_to_clc(smc);
 	smc_tcp_set_syn_smc(clcsock->sk, smc_syn_smc());
-	if (smc_tcp_syn_smc(clcsock->sk))
+	if (smc_tcp_syn_smc(clcsock->sk) ||
+	    smc_rendezvous_hold_ack(clcsock->sk, (struct sockaddr *)addr, alen))
 		smc_clc_hold_acks(clcsock->sk);
 
 	/* other callers see EALREADY while TCP connects without our lock */

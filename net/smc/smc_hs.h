@@ -62,6 +62,8 @@ int smc_listen_handshake(struct smc_sock *child);
 extern bool smc_smcd_rendezvous;
 int smc_rendezvous(struct smc_sock *smc, struct smc_hs *hs);
 bool smc_rendezvous_client(struct sock *clcsk);
+bool smc_rendezvous_hold_ack(struct sock *clcsk, const struct sockaddr *addr,
+			     int alen);
 void smc_rendezvous_debugfs(struct dentry *dir);
 
 /*

@@ -87,6 +87,13 @@ void smc_listen_kick(struct smc_sock *lsmc)
 
 	if (!li || READ_ONCE(lsmc->sk.sk_state) != SMC_LISTEN)
 		return;
+	if (atomic_read(&li->kick_holds)) {
+		atomic_set(&li->kick_held, 1);
+		/* held before the look; pairs with smc_listen_release_kicks() */
+		smp_mb__after_atomic();
+		if (atomic_read(&li->kick_holds))
+			return;
+	}
 	if (!refcount_inc_not_zero(&lsmc->sk.sk_refcnt))
 		return;
 	if (!queue_work(smc_wq, &li->tcp_accept_work))
@@ -203,12 +210,33 @@ static bool smc_tcp_accept_q_empty(struct smc_sock *lsmc)
 	return reqsk_queue_empty(&icsk->icsk_accept_queue);
 }
 
+static bool smc_hs_has_input(struct smc_sock *child);
+
+/*
+ * Park new @child for the claim of its client, which comes next.  The
+ * timer is armed before the state says PARKED, so that whoever takes
+ * the child after that finds it armed and stops it, as after
+ * smc_hs_park(), which parks under the child's lock.  False if the
+ * client sent something: the caller queues the handshake.
+ */
+static bool smc_hs_park_new(struct smc_sock *child)
+{
+	mod_timer(&child->hs_timer, child->hs_deadline);
+	atomic_xchg(&child->hs_state, SMC_HS_PARKED);
+	return !(smc_hs_has_input(child) &&
+		 smc_hs_move(child, SMC_HS_PARKED, SMC_HS_RUNNING));
+}
+
 /*
  * Take the connections in TCP's accept queue that a handshake slot is
- * free for, each as a child with its handshake queued.  Listener lock
- * held.
+ * free for, each as a child with its handshake queued; but the child on
+ * TCP socket @claim, which a client of this host is about to claim
+ * (smc_rendezvous.c), parked: no worker would find anything left to do.
+ * Its CLC wait's timer stands in, should the claim not come.  Listener
+ * lock held.
  */
-static void smc_listen_accept_pending(struct smc_sock *lsmc)
+static void smc_listen_accept_pending(struct smc_sock *lsmc,
+				      const struct sock *claim)
 {
 	struct smc_listen_info *li = lsmc->listen;
 	struct sock *lsk = &lsmc->sk;
@@ -241,7 +269,8 @@ static void smc_listen_accept_pending(struct smc_sock *lsmc)
 		li->in_handshake++;
 		spin_unlock(&li->lock);
 		/* claimable from here on */
-		smc_hs_queue(child);
+		if (newclc->sk != claim || !smc_hs_park_new(child))
+			smc_hs_queue(child);
 	}
 }
 
@@ -252,22 +281,53 @@ static void smc_tcp_accept_work(struct work_struct *work)
 	struct smc_sock *lsmc = li->smc;
 
 	lock_sock(&lsmc->sk);
-	smc_listen_accept_pending(lsmc);
+	smc_listen_accept_pending(lsmc, NULL);
 	release_sock(&lsmc->sk);
 	sock_put(&lsmc->sk);
 }
 
 /*
  * For a client of this host (smc_rendezvous.c), which holds the lock
- * of its own smc sock and a reference on @lsmc: take what waits in
- * TCP's accept queue now, rather than in the accept worker.
+ * of its own smc sock and a reference on @lsmc, and claims the child on
+ * TCP socket @claim next (if any): take what waits in TCP's accept
+ * queue now, rather than in the accept worker.
  */
-void smc_listen_accept_now(struct smc_sock *lsmc)
+void smc_listen_accept_now(struct smc_sock *lsmc, const struct sock *claim)
 {
 	lock_sock_nested(&lsmc->sk, SINGLE_DEPTH_NESTING);
 	if (lsmc->listen)
-		smc_listen_accept_pending(lsmc);
+		smc_listen_accept_pending(lsmc, claim);
 	release_sock(&lsmc->sk);
+}
+
+/*
+ * A client of this host about to rendezvous with a child of @lsmc (a
+ * reference held) takes TCP's accept queue itself.  Its own last ACK
+ * queues the child there and would wake the accept worker, which then
+ * finds the queue taken: a worker's wake-up per connection for nothing.
+ * So while such clients run, kicks of the worker only leave a mark,
+ * and the last client to let go takes what is left in the queue.
+ */
+bool smc_listen_hold_kicks(struct smc_sock *lsmc)
+{
+	struct smc_listen_info *li = READ_ONCE(lsmc->listen);
+
+	if (!li)
+		return false;
+	atomic_inc(&li->kick_holds);
+	return true;
+}
+
+/* After smc_listen_hold_kicks() returned true: let go */
+void smc_listen_release_kicks(struct smc_sock *lsmc)
+{
+	/* set once before it could be held, freed with the sock */
+	struct smc_listen_info *li = lsmc->listen;
+
+	/* both fully ordered: a kick that missed the count left its mark */
+	if (atomic_dec_and_test(&li->kick_holds) &&
+	    atomic_xchg(&li->kick_held, 0))
+		smc_listen_accept_now(lsmc, NULL);
 }
 
 /*
@@ -523,8 +583,14 @@ int smc_listen(struct socket *sock, int backlog)
 	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
 	WRITE_ONCE(smc->listen, li);
 	WRITE_ONCE(sk->sk_state, SMC_LISTEN);
-	/* connections that completed before the state was set */
-	smc_listen_kick(smc);
+	/*
+	 * Connections that completed before the state was set: taken here,
+	 * where the lock is ours already, rather than by a worker woken
+	 * for a queue that is nearly always empty.  The barrier orders the
+	 * state before the look at the queue, as queue_work() did.
+	 */
+	smp_mb();
+	smc_listen_accept_pending(smc, NULL);
 out:
 	release_sock(sk);
 	return rc;

@@ -21,8 +21,10 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/seq_file.h>
+#include <net/addrconf.h>
 #include <net/inet_hashtables.h>
 #include <net/inet6_hashtables.h>
+#include <net/route.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -121,10 +123,10 @@ static struct sock *smc_rdv_lookup(struct sock *clcsk, bool listener)
 }
 
 /*
- * Take what waits in the accept queue of the SMC listener that the
- * connection of @clcsk went to.  False if there is no such listener.
+ * The SMC listener that the connection of @clcsk went to, referenced;
+ * NULL if there is none.
  */
-static bool smc_rdv_accept_now(struct sock *clcsk)
+static struct smc_sock *smc_rdv_listener(struct sock *clcsk)
 {
 	struct smc_sock *lsmc = NULL;
 	struct sock *tcp_lsk;
@@ -136,11 +138,7 @@ static bool smc_rdv_accept_now(struct sock *clcsk)
 	if (lsmc && !refcount_inc_not_zero(&lsmc->sk.sk_refcnt))
 		lsmc = NULL;
 	rcu_read_unlock();
-	if (!lsmc)
-		return false;
-	smc_listen_accept_now(lsmc);
-	sock_put(&lsmc->sk);
-	return true;
+	return lsmc;
 }
 
 /*
@@ -203,28 +201,47 @@ bool smc_rendezvous_client(struct sock *clcsk)
  */
 #define SMC_RDV_BUSY_WAIT	(HZ / 10)
 
+/* Let the accept worker of *@lsmc (held, or NULL) go, and the listener */
+static void smc_rdv_let_go(struct smc_sock **lsmc)
+{
+	if (!*lsmc)
+		return;
+	smc_listen_release_kicks(*lsmc);
+	sock_put(&(*lsmc)->sk);
+	*lsmc = NULL;
+}
+
 /*
- * The child of this host's SMC listener at the other end of @clcsk,
- * its handshake claimed; NULL when there is none to claim, and *@why
- * says so.
+ * Send the last ACK of the TCP handshake, held for the Proposal, and
+ * claim the child of this host's SMC listener it makes at the other end
+ * of @clcsk; NULL when there is none to claim, and *@why says so.  The
+ * ACK makes the child over loopback before it returns; the listener's
+ * accept worker is not woken for it, we take the child ourselves.
  */
 static struct smc_sock *smc_rdv_child(struct sock *clcsk, int *why)
 {
 	unsigned long end = jiffies + SMC_RDV_BUSY_WAIT;
-	struct smc_sock *child = NULL;
+	struct smc_sock *child = NULL, *lsmc;
 	struct sock *peer;
 
 	*why = SMC_RDV_NO_PEER;
+	lsmc = smc_rdv_listener(clcsk);
+	if (lsmc && !smc_listen_hold_kicks(lsmc)) {
+		sock_put(&lsmc->sk);	/* not listening yet */
+		lsmc = NULL;
+	}
+	tcp_sock_set_quickack(clcsk, 1);
 	peer = smc_rdv_peer(clcsk);
-	if (!peer)
-		return NULL;
-	if (SMC_TCP_OPTION && !smc_tcp_syn_smc(peer))
+	if (!peer || (SMC_TCP_OPTION && !smc_tcp_syn_smc(peer)))
 		goto out;
 
 	child = smc_listen_claim(peer);
 	/* still in TCP's accept queue or being set up: take it now */
-	if (!child && smc_rdv_accept_now(clcsk))
+	if (!child && lsmc) {
+		smc_listen_accept_now(lsmc, peer);
 		child = smc_listen_claim(peer);
+	}
+	smc_rdv_let_go(&lsmc);
 	while (!SMC_TCP_OPTION && PTR_ERR(child) == -EBUSY &&
 	       time_before(jiffies, end)) {
 		usleep_range(50, 100);
@@ -236,8 +253,54 @@ static struct smc_sock *smc_rdv_child(struct sock *clcsk, int *why)
 		child = NULL;
 	}
 out:
-	sock_gen_put(peer);
+	smc_rdv_let_go(&lsmc);
+	if (peer)
+		sock_gen_put(peer);
 	return child;
+}
+
+/*
+ * connect() holds the last ACK of the TCP handshake where TCP's SMC
+ * option is in the SYN-ACK; without the option, where the rendezvous
+ * may take place: SMC-D and the rendezvous on, and the server at an
+ * address of this host in @clcsk's namespace.  The client's own ACK
+ * then makes the server's child when it looks for it, and no worker is
+ * woken, as with the option; a server elsewhere gets its ACK at once.
+ */
+bool smc_rendezvous_hold_ack(struct sock *clcsk, const struct sockaddr *addr,
+			     int alen)
+{
+	struct net *net = sock_net(clcsk);
+	struct smcd_dev *dev;
+	bool local = false;
+
+	if (SMC_TCP_OPTION || !READ_ONCE(smc_smcd_enabled) ||
+	    !READ_ONCE(smc_smcd_rendezvous))
+		return false;
+	if (addr->sa_family == AF_INET &&
+	    alen >= (int)sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *sin = (const void *)addr;
+
+		local = inet_addr_type(net, sin->sin_addr.s_addr) == RTN_LOCAL;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	if (addr->sa_family == AF_INET6 && alen >= SIN6_LEN_RFC2133) {
+		const struct sockaddr_in6 *sin6 = (const void *)addr;
+		const struct in6_addr *a = &sin6->sin6_addr;
+
+		if (ipv6_addr_v4mapped(a))
+			local = inet_addr_type(net, a->s6_addr32[3]) == RTN_LOCAL;
+		else
+			local = ipv6_chk_addr(net, a, NULL, 0);
+	}
+#endif
+	if (!local)
+		return false;
+	dev = smcd_dev_get_loopback();
+	if (!dev)
+		return false;
+	smcd_dev_put(dev);
+	return true;
 }
 
 /*
@@ -257,12 +320,6 @@ int smc_rendezvous(struct smc_sock *smc, struct smc_hs *hs)
 	smc_owned_by_me(smc);
 	if (!hs->smcd || !READ_ONCE(smc_smcd_rendezvous))
 		return -EAGAIN;
-	/*
-	 * The last ACK of the TCP handshake, held for the Proposal,
-	 * makes the server's child: over loopback before this returns.
-	 */
-	tcp_sock_set_quickack(clcsk, 1);
-
 	child = smc_rdv_child(clcsk, &why);
 	if (!child) {
 		atomic_long_inc(&smc_rdv_count[why]);

@@ -78,6 +78,12 @@ struct smc_listen_info {
 	 */
 	bool			stalled;
 	bool			closed;		/* listener is going away */
+	/* clients of this host taking TCP's accept queue themselves, and
+	 * whether a kick of the worker waited for them (atomics, no lock:
+	 * smc_listen_hold_kicks())
+	 */
+	atomic_t		kick_holds;
+	atomic_t		kick_held;
 };
 
 struct smc_sock {
@@ -305,7 +311,9 @@ int smc_listen(struct socket *sock, int backlog);
 void smc_listen_kick(struct smc_sock *lsmc);
 void smc_listen_stop(struct smc_sock *lsmc);
 void smc_handshake_work(struct work_struct *work);
-void smc_listen_accept_now(struct smc_sock *lsmc);
+void smc_listen_accept_now(struct smc_sock *lsmc, const struct sock *claim);
+bool smc_listen_hold_kicks(struct smc_sock *lsmc);
+void smc_listen_release_kicks(struct smc_sock *lsmc);
 void smc_listen_unpark(struct smc_sock *child);
 struct smc_sock *smc_listen_claim(struct sock *clcsk);
 void smc_listen_claim_end(struct smc_sock *child, bool done);

@@ -20,6 +20,9 @@
 #  - with SMC-D off (module parameter smcd=0), a server that speaks
 #    first reaches its client within 3 s: no end waits for a rendezvous
 #    or a CLC message that cannot come (the CLC wait is 6 s);
+#  - connections set up by their client wake neither the listener's
+#    accept worker nor a child's handshake work (the workqueue
+#    tracepoint, in a trace instance of our own, counts their runs);
 #  - full-duplex transfers verified by SHA-256 (smc_xfer), and no AF_SMC
 #    socket or loopback-ism DMB is left afterwards.
 # On a kernel whose TCP has no SMC option (no CONFIG_SMC), no CLC
@@ -40,6 +43,8 @@ VETH_B=smcrb$$
 ADDR4_A=192.0.2.1
 ADDR4_B=192.0.2.2
 N=8
+WQ_TRACE=/sys/kernel/debug/tracing/instances/smc-rdv-$$
+WQ_EVENT=events/workqueue/workqueue_execute_start/enable
 smcd_saved=""
 rdv_saved=""
 
@@ -57,6 +62,7 @@ rdv_cleanup()
 	cleanup
 	ip netns del "$NS_A" 2>/dev/null
 	ip netns del "$NS_B" 2>/dev/null
+	rmdir "$WQ_TRACE" 2>/dev/null
 	[ -n "$smcd_saved" ] && echo "$smcd_saved" > "$SMCD_PARAM"
 	[ -n "$rdv_saved" ] && echo "$rdv_saved" > "$RDV_PARAM"
 }
@@ -290,6 +296,33 @@ test_server_first_smcd_off()
 	return 1
 }
 
+# The runs of the listener's accept worker and the children's handshake
+# work: the tracepoint workqueue_execute_start in an instance of ours
+# (WQ_TRACE)
+test_no_worker()
+{
+	local before rc=0 runs
+
+	if ! mkdir "$WQ_TRACE" 2>/dev/null; then
+		return 4	# no tracefs: cannot count the runs
+	fi
+	echo 1 > "$WQ_TRACE/$WQ_EVENT" || rc=1
+	before=$(rdv busy)
+	many rendezvous_quiet 127.0.0.1 127.0.0.1 || rc=1
+	echo 0 > "$WQ_TRACE/$WQ_EVENT"
+	# %ps: "function NAME [smc]"
+	runs=$(grep -c -E 'function (smc_tcp_accept_work|smc_handshake_work)( |$)' \
+		"$WQ_TRACE/trace")
+	rmdir "$WQ_TRACE"
+	# a connection that found its handshake begun (busy) had a worker
+	if [ "$(rdv busy)" = "$before" ] && [ "$runs" != 0 ]; then
+		ktap_diag "$N connections set up by their client: $runs work runs"
+		rc=1
+	fi
+	ktap_diag "rendezvous_quiet: $runs runs of the accept and handshake work"
+	return $rc
+}
+
 test_no_leftovers()
 {
 	local rc=0
@@ -307,9 +340,16 @@ test_no_leftovers()
 
 base=$(smc_count)
 lo_base=$(lo_ism)
-ktap_header 8
+ktap_header 9
 many rendezvous_v4 127.0.0.1 127.0.0.1
 ktap_result rendezvous_v4_loopback $?
+test_no_worker
+rc=$?
+if [ $rc = 4 ]; then
+	ktap_skip rendezvous_wakes_no_worker "no tracefs"
+else
+	ktap_result rendezvous_wakes_no_worker $rc
+fi
 many rendezvous_v6 ::1 ::1
 ktap_result rendezvous_v6_loopback $?
 many rendezvous_dual :: 127.0.0.1
