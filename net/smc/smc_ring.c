@@ -76,7 +76,8 @@ static int smc_ring_make(struct smc_ring_pages *pg, u32 i)
  * pages, not a heap object, so the copy skips the usercopy object
  * check, as copy_page_{from,to}_iter() do (its bounds are the ring's).
  */
-static u32 smc_ring_run(struct page **pages, u32 off, u32 n, void **at)
+static __always_inline u32 smc_ring_run(struct page **pages, u32 off,
+					u32 n, void **at)
 {
 	u32 i = off >> PAGE_SHIFT, k = PAGE_SIZE - offset_in_page(off), j;
 	struct page *p = READ_ONCE(pages[i]), *q;
@@ -91,9 +92,13 @@ static u32 smc_ring_run(struct page **pages, u32 off, u32 n, void **at)
 	return min(k, n);
 }
 
-/* Copy @run bytes between @it and storage offset @at_off; @in: into it */
-static int smc_ring_copy_run(struct page **pages, u32 at_off, u32 run,
-			     struct iov_iter *it, bool in)
+/*
+ * Copy @run bytes between @it and storage offset @at_off; @in: into it.
+ * Inlined into both directions: it runs on every send and receive.
+ */
+static __always_inline int smc_ring_copy_run(struct page **pages,
+					     u32 at_off, u32 run,
+					     struct iov_iter *it, bool in)
 {
 	u32 k;
 	void *at;

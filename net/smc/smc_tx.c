@@ -254,8 +254,8 @@ static u32 smc_tx_room(struct smc_conn *c, u32 used)
 	return used < win ? win - used : 0;
 }
 
-/* Bytes we may still write into the peer's ring */
-static u32 smc_tx_space(struct smc_conn *c)
+/* Bytes we may still write into the peer's ring; every send asks */
+static inline u32 smc_tx_space(struct smc_conn *c)
 {
 	struct smc_cursor cons = smc_rx_curs(c, &c->peer_cons);
 
