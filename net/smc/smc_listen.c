@@ -246,7 +246,7 @@ static void smc_listen_accept_pending(struct smc_sock *lsmc,
 	smc_owned_by_me(lsmc);
 	while (lsk->sk_state == SMC_LISTEN) {
 		spin_lock(&li->lock);
-		li->stalled = smc_listen_busy(li);
+		WRITE_ONCE(li->stalled, smc_listen_busy(li));
 		spin_unlock(&li->lock);
 		if (li->stalled)
 			break;
@@ -316,6 +316,17 @@ bool smc_listen_hold_kicks(struct smc_sock *lsmc)
 		return false;
 	atomic_inc(&li->kick_holds);
 	return true;
+}
+
+/*
+ * Does listener @lsmc (held by smc_listen_hold_kicks()) take new
+ * connections now: still listening, its queue not full?  A look
+ * without its lock, for a client waiting for its child.
+ */
+bool smc_listen_takes_more(struct smc_sock *lsmc)
+{
+	return READ_ONCE(lsmc->sk.sk_state) == SMC_LISTEN &&
+	       !READ_ONCE(lsmc->listen->stalled);
 }
 
 /* After smc_listen_hold_kicks() returned true: let go */

@@ -142,24 +142,46 @@ static struct smc_sock *smc_rdv_listener(struct sock *clcsk)
 }
 
 /*
+ * Is @req the server's request for @clcsk's connection, which our last
+ * ACK of the TCP handshake turns into the child?  The same sequence
+ * numbers as in smc_rdv_same_conn(), from the SYN-ACK.
+ */
+static bool smc_rdv_same_req(struct sock *clcsk, struct request_sock *req)
+{
+	const struct tcp_sock *c = tcp_sk(clcsk);
+
+	return tcp_rsk(req)->rcv_nxt == READ_ONCE(c->snd_nxt) &&
+	       tcp_rsk(req)->snt_isn + 1 == READ_ONCE(c->rcv_nxt);
+}
+
+/*
  * The other end of @clcsk's connection, referenced, if it is a TCP
- * socket of this host on which nothing moved yet; else NULL.  From
- * either end: the lookup swaps the addresses.
+ * socket of this host on which nothing moved yet; ERR_PTR(-EINPROGRESS)
+ * if our last ACK is still making it: the server's request, or its new
+ * child not yet established; else NULL.  From either end: the lookup
+ * swaps the addresses.
  */
 static struct sock *smc_rdv_peer(struct sock *clcsk)
 {
 	struct sock *peer = smc_rdv_lookup(clcsk, false);
+	bool same;
+	int state;
 
 	if (!peer)
 		return NULL;
-	/* a connection to itself finds itself */
-	if (peer == clcsk || !sk_fullsock(peer) ||
-	    peer->sk_state != TCP_ESTABLISHED ||
-	    !smc_rdv_same_conn(clcsk, peer)) {
-		sock_gen_put(peer);
-		return NULL;
-	}
-	return peer;
+	/* read once: a new child turns ESTABLISHED meanwhile */
+	state = READ_ONCE(peer->sk_state);
+	if (state == TCP_NEW_SYN_RECV)
+		same = smc_rdv_same_req(clcsk, inet_reqsk(peer));
+	else
+		/* a connection to itself finds itself */
+		same = peer != clcsk && sk_fullsock(peer) &&
+		       smc_rdv_same_conn(clcsk, peer);
+	if (same && state == TCP_ESTABLISHED)
+		return peer;
+	same = same && (state == TCP_NEW_SYN_RECV || state == TCP_SYN_RECV);
+	sock_gen_put(peer);
+	return same ? ERR_PTR(-EINPROGRESS) : NULL;
 }
 
 /*
@@ -183,7 +205,7 @@ bool smc_rendezvous_client(struct sock *clcsk)
 	smcd_dev_put(dev);
 
 	peer = smc_rdv_peer(clcsk);
-	if (!peer)
+	if (IS_ERR_OR_NULL(peer))
 		return false;
 	rcu_read_lock();
 	client = smc_tcp_sk_owner(peer);
@@ -195,11 +217,12 @@ bool smc_rendezvous_client(struct sock *clcsk)
 }
 
 /*
- * Without TCP's SMC option no CLC exchange follows a failed claim: a
- * child whose work runs just now (a moment, it only looks and parks)
- * is claimed again for a while.
+ * How long a client looks again for the child (the other end of the
+ * connection having been found): while its handshake work runs, which
+ * only looks and parks it, where without TCP's SMC option no CLC
+ * exchange would follow; and while TCP still makes it.
  */
-#define SMC_RDV_BUSY_WAIT	(HZ / 10)
+#define SMC_RDV_WAIT		(HZ / 10)
 
 /* Let the accept worker of *@lsmc (held, or NULL) go, and the listener */
 static void smc_rdv_let_go(struct smc_sock **lsmc)
@@ -212,51 +235,75 @@ static void smc_rdv_let_go(struct smc_sock **lsmc)
 }
 
 /*
+ * One look for the child of this host's SMC listener at the other end
+ * of @clcsk, and its claim: the child; ERR_PTR(-EBUSY) if its handshake
+ * has begun, ERR_PTR(-ENOENT) if there is none to claim; or NULL if
+ * there is none yet, but TCP is making it for listener @lsmc (held, or
+ * NULL), which takes more.  So it is when our last ACK went out on
+ * another CPU just before we sent it (the delayed-ACK timer), is
+ * handled there (RPS), or was not held at all (smc_rendezvous_hold_ack()
+ * said no): the server's request, or its child not yet established or
+ * in TCP's accept queue.
+ */
+static struct smc_sock *smc_rdv_claim(struct sock *clcsk,
+				      struct smc_sock *lsmc)
+{
+	struct smc_sock *child;
+	struct sock *peer;
+
+	peer = smc_rdv_peer(clcsk);
+	if (IS_ERR(peer) && lsmc && smc_listen_takes_more(lsmc))
+		return NULL;
+	if (IS_ERR_OR_NULL(peer))
+		return ERR_PTR(-ENOENT);
+
+	child = ERR_PTR(-ENOENT);
+	if (SMC_TCP_OPTION && !smc_tcp_syn_smc(peer))
+		goto out;
+	child = smc_listen_claim(peer);
+	/* in TCP's accept queue, or being set up: take it now */
+	if (!child && lsmc) {
+		smc_listen_accept_now(lsmc, peer);
+		child = smc_listen_claim(peer);
+	}
+	if (!child && !(lsmc && smc_listen_takes_more(lsmc)))
+		child = ERR_PTR(-ENOENT);
+out:
+	sock_gen_put(peer);
+	return child;
+}
+
+/*
  * Send the last ACK of the TCP handshake, held for the Proposal, and
  * claim the child of this host's SMC listener it makes at the other end
  * of @clcsk; NULL when there is none to claim, and *@why says so.  The
- * ACK makes the child over loopback before it returns; the listener's
- * accept worker is not woken for it, we take the child ourselves.
+ * ACK makes the child over loopback before it returns, as a rule; the
+ * listener's accept worker is not woken for it, we take the child
+ * ourselves.
  */
 static struct smc_sock *smc_rdv_child(struct sock *clcsk, int *why)
 {
-	unsigned long end = jiffies + SMC_RDV_BUSY_WAIT;
-	struct smc_sock *child = NULL, *lsmc;
-	struct sock *peer;
+	unsigned long end = jiffies + SMC_RDV_WAIT;
+	struct smc_sock *child, *lsmc;
 
-	*why = SMC_RDV_NO_PEER;
 	lsmc = smc_rdv_listener(clcsk);
 	if (lsmc && !smc_listen_hold_kicks(lsmc)) {
 		sock_put(&lsmc->sk);	/* not listening yet */
 		lsmc = NULL;
 	}
 	tcp_sock_set_quickack(clcsk, 1);
-	peer = smc_rdv_peer(clcsk);
-	if (!peer || (SMC_TCP_OPTION && !smc_tcp_syn_smc(peer)))
-		goto out;
-
-	child = smc_listen_claim(peer);
-	/* still in TCP's accept queue or being set up: take it now */
-	if (!child && lsmc) {
-		smc_listen_accept_now(lsmc, peer);
-		child = smc_listen_claim(peer);
-	}
-	smc_rdv_let_go(&lsmc);
-	while (!SMC_TCP_OPTION && PTR_ERR(child) == -EBUSY &&
-	       time_before(jiffies, end)) {
+	for (;;) {
+		child = smc_rdv_claim(clcsk, lsmc);
+		if (PTR_ERR(child) == -EBUSY)
+			smc_rdv_let_go(&lsmc);	/* a worker has it */
+		if ((child && (SMC_TCP_OPTION || PTR_ERR(child) != -EBUSY)) ||
+		    !time_before(jiffies, end))
+			break;
 		usleep_range(50, 100);
-		child = smc_listen_claim(peer);
 	}
-	/* its handshake began already; NULL: no SMC listener took it */
-	if (IS_ERR(child)) {
-		*why = SMC_RDV_BUSY;
-		child = NULL;
-	}
-out:
 	smc_rdv_let_go(&lsmc);
-	if (peer)
-		sock_gen_put(peer);
-	return child;
+	*why = PTR_ERR(child) == -EBUSY ? SMC_RDV_BUSY : SMC_RDV_NO_PEER;
+	return IS_ERR_OR_NULL(child) ? NULL : child;
 }
 
 /*

@@ -74,7 +74,8 @@ struct smc_listen_info {
 	unsigned int		accept_q_len;
 	unsigned int		in_handshake;	/* children in handshake */
 	/* queue full, work paused; written only by the accept worker
-	 * (listener's sock lock), which reads it back unlocked
+	 * (listener's sock lock), which reads it back unlocked, as does
+	 * smc_listen_takes_more()
 	 */
 	bool			stalled;
 	bool			closed;		/* listener is going away */
@@ -313,6 +314,7 @@ void smc_listen_stop(struct smc_sock *lsmc);
 void smc_handshake_work(struct work_struct *work);
 void smc_listen_accept_now(struct smc_sock *lsmc, const struct sock *claim);
 bool smc_listen_hold_kicks(struct smc_sock *lsmc);
+bool smc_listen_takes_more(struct smc_sock *lsmc);
 void smc_listen_release_kicks(struct smc_sock *lsmc);
 void smc_listen_unpark(struct smc_sock *child);
 struct smc_sock *smc_listen_claim(struct sock *clcsk);
