@@ -185,6 +185,23 @@ static struct sock *smc_rdv_peer(struct sock *clcsk)
 }
 
 /*
+ * Could a rendezvous take place at all: SMC-D and the rendezvous on,
+ * and a loopback-ism device to put the DMBs on.
+ */
+static bool smc_rdv_possible(void)
+{
+	struct smcd_dev *dev;
+
+	if (!READ_ONCE(smc_smcd_enabled) || !READ_ONCE(smc_smcd_rendezvous))
+		return false;
+	dev = smcd_dev_get_loopback();
+	if (!dev)
+		return false;
+	smcd_dev_put(dev);
+	return true;
+}
+
+/*
  * Without TCP's SMC option, the server's view: is the client end of
  * child @clcsk a socket of ours on this host that still means to set up
  * SMC?  Only such a client ever claims the child.
@@ -192,18 +209,12 @@ static struct sock *smc_rdv_peer(struct sock *clcsk)
 bool smc_rendezvous_client(struct sock *clcsk)
 {
 	struct smc_sock *client;
-	struct smcd_dev *dev;
 	struct sock *peer;
 	bool ours;
 
 	/* what the client needs to claim at all (smc_connect_handshake) */
-	if (!READ_ONCE(smc_smcd_enabled) || !READ_ONCE(smc_smcd_rendezvous))
+	if (!smc_rdv_possible())
 		return false;
-	dev = smcd_dev_get_loopback();
-	if (!dev)
-		return false;
-	smcd_dev_put(dev);
-
 	peer = smc_rdv_peer(clcsk);
 	if (IS_ERR_OR_NULL(peer))
 		return false;
@@ -318,11 +329,9 @@ bool smc_rendezvous_hold_ack(struct sock *clcsk, const struct sockaddr *addr,
 			     int alen)
 {
 	struct net *net = sock_net(clcsk);
-	struct smcd_dev *dev;
 	bool local = false;
 
-	if (SMC_TCP_OPTION || !READ_ONCE(smc_smcd_enabled) ||
-	    !READ_ONCE(smc_smcd_rendezvous))
+	if (SMC_TCP_OPTION)
 		return false;
 	if (addr->sa_family == AF_INET &&
 	    alen >= (int)sizeof(struct sockaddr_in)) {
@@ -341,13 +350,7 @@ bool smc_rendezvous_hold_ack(struct sock *clcsk, const struct sockaddr *addr,
 			local = ipv6_chk_addr(net, a, NULL, 0);
 	}
 #endif
-	if (!local)
-		return false;
-	dev = smcd_dev_get_loopback();
-	if (!dev)
-		return false;
-	smcd_dev_put(dev);
-	return true;
+	return local && smc_rdv_possible();
 }
 
 /*
