@@ -157,7 +157,9 @@ int smc_conn_ioctl(struct smc_sock *smc, unsigned int cmd, unsigned long arg)
 			lock_sock(&smc->sk);
 			smc_rx_look(c, &c->rx_cons, &v);
 			release_sock(&smc->sk);
-			answ = v.urg_state != SMC_URG_NONE && !v.to_mark;
+			/* past a replaced urgent byte, as TCP has it */
+			answ = v.urg_state != SMC_URG_NONE &&
+			       v.to_mark == smc_rx_skipped(&v);
 		}
 		break;
 	default:

@@ -360,6 +360,13 @@ struct smc_rx_view {
 
 void smc_rx_look(struct smc_conn *c, const struct smc_cursor *cons,
 		 struct smc_rx_view *v);
+
+/* 1 if @v starts at a replaced urgent byte, which is no data at all */
+static inline u32 smc_rx_skipped(const struct smc_rx_view *v)
+{
+	return v->avail && v->at_hole;
+}
+
 u32 smc_rx_normal(struct sock *sk, const struct smc_rx_view *v);
 int smc_rcv_target(struct sock *sk, struct smc_conn *c, bool waitall,
 		   size_t len, bool consumes);

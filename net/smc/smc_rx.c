@@ -203,12 +203,18 @@ void smc_rx_look(struct smc_conn *c, const struct smc_cursor *cons,
 	v->avail = min(smc_curs_diff(c->rmb_ring, cons, &prod), c->rmb_ring);
 }
 
-/* Normal data ahead of @v's reader: an urgent byte read apart is none */
+/*
+ * Normal data ahead of @v's reader: an urgent byte read apart is none,
+ * and a replaced one at the reader's place (the next read steps over
+ * it) is gone, as TCP drops it when the new urgent pointer comes.
+ */
 u32 smc_rx_normal(struct sock *sk, const struct smc_rx_view *v)
 {
-	if (v->to_mark < v->avail && !sock_flag(sk, SOCK_URGINLINE))
-		return v->avail - 1;
-	return v->avail;
+	u32 skip = smc_rx_skipped(v), n = v->avail - skip;
+
+	if (v->to_mark - skip < n && !sock_flag(sk, SOCK_URGINLINE))
+		return n - 1;
+	return n;
 }
 
 /*

@@ -1417,6 +1417,84 @@ static void sc_oob(struct ctx *c)
 	CLOSE(cli, srv);
 }
 
+/*
+ * A second urgent byte while the reader waits at the first one's mark:
+ * the first is stepped over, never read as data.  Every read here fills
+ * its buffer exactly, so each ends right at a mark or a skipped byte.
+ */
+static void sc_oob_replaced(struct ctx *c)
+{
+	int cli, srv, mark;
+	char b[16];
+	long n;
+
+	if (pair(c, &cli, &srv))
+		return;
+	CALL(c, "send ab", send(cli, "ab", 2, 0));
+	CALL(c, "send X OOB", send(cli, "X", 1, MSG_OOB));
+	rec_mask(c, "server urgent", wait_ev(c, srv, POLLPRI));
+	wait_inq(c, srv, 2);
+	n = CALL(c, "recv 2", recv(srv, b, 2, 0));
+	rec_data(c, "normal", b, n);
+	mark = -1;
+	CALL(c, "SIOCATMARK", ioctl(srv, SIOCATMARK, &mark));
+	rec(c, "at first mark %d", mark);
+	CALL(c, "send cd", send(cli, "cd", 2, 0));
+	CALL(c, "send Y OOB", send(cli, "Y", 1, MSG_OOB));
+	wait_inq(c, srv, 2);
+	n = CALL(c, "recv 1", recv(srv, b, 1, 0));
+	rec_data(c, "after the skipped byte", b, n);
+	n = CALL(c, "recv 1 more", recv(srv, b, 1, 0));
+	rec_data(c, "up to the second mark", b, n);
+	mark = -1;
+	CALL(c, "SIOCATMARK", ioctl(srv, SIOCATMARK, &mark));
+	rec(c, "at second mark %d", mark);
+	n = CALL(c, "recv OOB", recv(srv, b, sizeof(b), MSG_OOB));
+	rec_data(c, "oob", b, n);
+	CALL(c, "recv DONTWAIT rest", recv(srv, b, sizeof(b), MSG_DONTWAIT));
+	CLOSE(cli, srv);
+}
+
+/*
+ * The second urgent byte right behind the first, the reader at the
+ * first one's mark: past the skipped byte it is at the new mark.
+ */
+static void sc_oob_replaced_at_mark(struct ctx *c)
+{
+	long end = now_ms() + WAIT_MS;
+	int cli, srv, mark;
+	char b[16];
+	long n;
+
+	if (pair(c, &cli, &srv))
+		return;
+	CALL(c, "send ab", send(cli, "ab", 2, 0));
+	CALL(c, "send X OOB", send(cli, "X", 1, MSG_OOB));
+	rec_mask(c, "server urgent", wait_ev(c, srv, POLLPRI));
+	wait_inq(c, srv, 2);
+	n = CALL(c, "recv 2", recv(srv, b, 2, 0));
+	rec_data(c, "normal", b, n);
+	CALL(c, "send Y OOB", send(cli, "Y", 1, MSG_OOB));
+	/* the new urgent byte is there once MSG_OOB peeks it */
+	while (recv(srv, b, 1, MSG_OOB | MSG_PEEK | MSG_DONTWAIT) != 1 ||
+	       b[0] != 'Y') {
+		if (now_ms() > end) {
+			FAIL(c, "timeout waiting for the second urgent byte");
+			break;
+		}
+		msleep(5);
+	}
+	rec(c, "inq %d", inq(srv));
+	mark = -1;
+	CALL(c, "SIOCATMARK", ioctl(srv, SIOCATMARK, &mark));
+	rec(c, "at the new mark %d", mark);
+	rec_mask(c, "poll", poll1(srv, ALL_EV, 0));
+	CALL(c, "recv DONTWAIT", recv(srv, b, sizeof(b), MSG_DONTWAIT));
+	n = CALL(c, "recv OOB", recv(srv, b, sizeof(b), MSG_OOB));
+	rec_data(c, "oob", b, n);
+	CLOSE(cli, srv);
+}
+
 static void sc_oob_inline(struct ctx *c)
 {
 	int cli, srv, have = 0;
@@ -2356,6 +2434,8 @@ static const struct scenario scenarios[] = {
 	{ "oob", sc_oob, AF_INET },
 	{ "oob_v6", sc_oob, AF_INET6 },
 	{ "oob_inline", sc_oob_inline, AF_INET },
+	{ "oob_replaced", sc_oob_replaced, AF_INET },
+	{ "oob_replaced_at_mark", sc_oob_replaced_at_mark, AF_INET },
 	{ "sigpipe_shutdown", sc_sigpipe_shutdown, AF_INET },
 	{ "sigpipe_reset", sc_sigpipe_reset, AF_INET },
 	{ "cork_more", sc_cork_more, AF_INET },
