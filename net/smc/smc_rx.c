@@ -429,9 +429,15 @@ int smc_conn_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 		copied += n;
 		if (v.to_mark < n)
 			past_mark = true;
-		if (peek)
-			continue;
-		smc_rx_consumed(smc, &cons, v.to_mark < n, false);
+		if (!peek)
+			smc_rx_consumed(smc, &cons, v.to_mark < n, false);
+		/*
+		 * A full buffer ends the read without another look: a hole
+		 * it stopped at is stepped over by the next read, which
+		 * starts there (a hole is only ever made at rx_cons).
+		 */
+		if (copied >= len)
+			break;
 	}
 	if (waiting)
 		remove_wait_queue(sk_sleep(sk), &wait);
