@@ -1418,6 +1418,38 @@ static void sc_oob(struct ctx *c)
 }
 
 /*
+ * "ab" and the urgent byte X from @cli; @srv reads up to @len bytes of
+ * it, which stops at X's mark
+ */
+static void oob_read_to_mark(struct ctx *c, int cli, int srv, size_t len)
+{
+	char b[16];
+	long n;
+
+	CALL(c, "send ab", send(cli, "ab", 2, 0));
+	CALL(c, "send X OOB", send(cli, "X", 1, MSG_OOB));
+	rec_mask(c, "server urgent", wait_ev(c, srv, POLLPRI));
+	wait_inq(c, srv, 2);
+	n = CALL(c, "recv", recv(srv, b, len, 0));
+	rec_data(c, "normal", b, n);
+}
+
+/* Read from @fd into @b until it holds @want bytes or a read fails */
+static int recv_upto(int fd, char *b, int size, int want, int flags)
+{
+	int have = 0;
+	long n;
+
+	while (have < want) {
+		n = recv(fd, b + have, size - have, flags);
+		if (n <= 0)
+			break;
+		have += n;
+	}
+	return have;
+}
+
+/*
  * A second urgent byte while the reader waits at the first one's mark:
  * the first is stepped over, never read as data.  Every read here fills
  * its buffer exactly, so each ends right at a mark or a skipped byte.
@@ -1430,12 +1462,7 @@ static void sc_oob_replaced(struct ctx *c)
 
 	if (pair(c, &cli, &srv))
 		return;
-	CALL(c, "send ab", send(cli, "ab", 2, 0));
-	CALL(c, "send X OOB", send(cli, "X", 1, MSG_OOB));
-	rec_mask(c, "server urgent", wait_ev(c, srv, POLLPRI));
-	wait_inq(c, srv, 2);
-	n = CALL(c, "recv 2", recv(srv, b, 2, 0));
-	rec_data(c, "normal", b, n);
+	oob_read_to_mark(c, cli, srv, 2);
 	mark = -1;
 	CALL(c, "SIOCATMARK", ioctl(srv, SIOCATMARK, &mark));
 	rec(c, "at first mark %d", mark);
@@ -1468,12 +1495,7 @@ static void sc_oob_replaced_at_mark(struct ctx *c)
 
 	if (pair(c, &cli, &srv))
 		return;
-	CALL(c, "send ab", send(cli, "ab", 2, 0));
-	CALL(c, "send X OOB", send(cli, "X", 1, MSG_OOB));
-	rec_mask(c, "server urgent", wait_ev(c, srv, POLLPRI));
-	wait_inq(c, srv, 2);
-	n = CALL(c, "recv 2", recv(srv, b, 2, 0));
-	rec_data(c, "normal", b, n);
+	oob_read_to_mark(c, cli, srv, 2);
 	CALL(c, "send Y OOB", send(cli, "Y", 1, MSG_OOB));
 	/* the new urgent byte is there once MSG_OOB peeks it */
 	while (recv(srv, b, 1, MSG_OOB | MSG_PEEK | MSG_DONTWAIT) != 1 ||
@@ -1495,9 +1517,58 @@ static void sc_oob_replaced_at_mark(struct ctx *c)
 	CLOSE(cli, srv);
 }
 
+/* A peek past a replaced urgent byte, then the read that takes it */
+static void sc_oob_peek_past_hole(struct ctx *c)
+{
+	int cli, srv;
+	char b[16];
+	long n;
+
+	if (pair(c, &cli, &srv))
+		return;
+	oob_read_to_mark(c, cli, srv, sizeof(b));
+	CALL(c, "send cde", send(cli, "cde", 3, 0));
+	CALL(c, "send Y OOB", send(cli, "Y", 1, MSG_OOB));
+	wait_inq(c, srv, 3);
+	n = CALL(c, "peek", recv(srv, b, sizeof(b), MSG_PEEK));
+	rec_data(c, "peeked", b, n);
+	n = CALL(c, "peek OOB", recv(srv, b, sizeof(b), MSG_OOB | MSG_PEEK));
+	rec_data(c, "peeked oob", b, n);
+	n = CALL(c, "recv", recv(srv, b, sizeof(b), 0));
+	rec_data(c, "normal", b, n);
+	n = CALL(c, "recv OOB", recv(srv, b, sizeof(b), MSG_OOB));
+	rec_data(c, "oob", b, n);
+	CALL(c, "recv OOB again", recv(srv, b, sizeof(b), MSG_OOB));
+	CLOSE(cli, srv);
+}
+
+/*
+ * A second urgent byte while the first is still far from the reader:
+ * the first becomes normal data, read in the stream.
+ */
+static void sc_oob_unread_becomes_data(struct ctx *c)
+{
+	int cli, srv;
+	char b[16];
+	long n;
+
+	if (pair(c, &cli, &srv))
+		return;
+	CALL(c, "send ab", send(cli, "ab", 2, 0));
+	CALL(c, "send X OOB", send(cli, "X", 1, MSG_OOB));
+	CALL(c, "send cd", send(cli, "cd", 2, 0));
+	CALL(c, "send Y OOB", send(cli, "Y", 1, MSG_OOB));
+	wait_inq(c, srv, 5);
+	n = recv_upto(srv, b, sizeof(b), 5, MSG_DONTWAIT);
+	rec_data(c, "stream", b, n);
+	n = CALL(c, "recv OOB", recv(srv, b, sizeof(b), MSG_OOB));
+	rec_data(c, "oob", b, n);
+	CLOSE(cli, srv);
+}
+
 static void sc_oob_inline(struct ctx *c)
 {
-	int cli, srv, have = 0;
+	int cli, srv;
 	char b[16];
 	long n;
 
@@ -1509,13 +1580,8 @@ static void sc_oob_inline(struct ctx *c)
 	CALL(c, "send X OOB", send(cli, "X", 1, MSG_OOB));
 	CALL(c, "send cd", send(cli, "cd", 2, 0));
 	wait_inq(c, srv, 5);
-	while (have < 5) {
-		n = recv(srv, b + have, sizeof(b) - have, 0);
-		if (n <= 0)
-			break;
-		have += n;
-	}
-	rec_data(c, "inline stream", b, have);
+	n = recv_upto(srv, b, sizeof(b), 5, 0);
+	rec_data(c, "inline stream", b, n);
 	CALL(c, "recv OOB inline", recv(srv, b, sizeof(b), MSG_OOB));
 	CLOSE(cli, srv);
 }
@@ -2436,6 +2502,8 @@ static const struct scenario scenarios[] = {
 	{ "oob_inline", sc_oob_inline, AF_INET },
 	{ "oob_replaced", sc_oob_replaced, AF_INET },
 	{ "oob_replaced_at_mark", sc_oob_replaced_at_mark, AF_INET },
+	{ "oob_peek_past_hole", sc_oob_peek_past_hole, AF_INET },
+	{ "oob_unread_becomes_data", sc_oob_unread_becomes_data, AF_INET },
 	{ "sigpipe_shutdown", sc_sigpipe_shutdown, AF_INET },
 	{ "sigpipe_reset", sc_sigpipe_reset, AF_INET },
 	{ "cork_more", sc_cork_more, AF_INET },
