@@ -94,7 +94,7 @@ redir_begin() {
 # --mark, or prof_mark) and, in insnprof-phases.txt, its number, OPS
 # (the operations it ran, for the per-operation figures) and the
 # kernel's symbols then.
-PROF_PID= PROF_NAME= PROF_RAW= PROF_OPS= PROF_INNER= PROF_BY= PROF_PHASE=0
+PROF_PID= PROF_NAME= PROF_RAW= PROF_OPS= PROF_INNER= PROF_BY=
 INSNMARK=$HERE/insnmark
 prof_begin() {
 	PROF_NAME=$(tr -c 'a-zA-Z0-9\n' _ <<< "$1" | tr -s _)
@@ -123,12 +123,15 @@ prof_mark() {
 # who marked it: "shell" (insnmark, whose cost the report takes off, as
 # measured by the baseline phase) or "run" (smcbench itself).  The
 # plugin numbers the phases it saw end: a run that never reached its
-# end marker has no insnprof.N, and takes no number.
+# end marker has no insnprof.N, and takes no number.  The next number is
+# the count of lines written: a part in a subshell (sockmap's) counts
+# for the parts after it.
 prof_insn_end() {
-	local syms
+	local syms phase
 
 	[ -n "$PROF_INNER" ] || "$INSNMARK" end
-	if [ ! -f "$SMC_RESULTS/insnprof.$PROF_PHASE" ]; then
+	phase=$(cat "$SMC_RESULTS/insnprof-phases.txt" 2>/dev/null | wc -l)
+	if [ ! -f "$SMC_RESULTS/insnprof.$phase" ]; then
 		say "no instruction profile of: $PROF_RAW"
 		return
 	fi
@@ -137,9 +140,8 @@ prof_insn_end() {
 		cut -c1-12).txt
 	[ -f "$SMC_RESULTS/$syms" ] ||
 		grep -E '^[0-9a-f]+ [tTwW] ' /proc/kallsyms > "$SMC_RESULTS/$syms"
-	echo "$PROF_PHASE $PROF_OPS $syms $PROF_BY $PROF_RAW" \
+	echo "$phase $PROF_OPS $syms $PROF_BY $PROF_RAW" \
 		>> "$SMC_RESULTS/insnprof-phases.txt"
-	PROF_PHASE=$((PROF_PHASE + 1))
 }
 
 prof_end() {
