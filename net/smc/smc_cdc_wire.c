@@ -85,5 +85,6 @@ bool smc_cdc_cons_update_needed(u32 ring, u32 consumed, u32 outstanding,
 
 	if (forced)
 		return true;
-	return consumed > limit && (peer_free <= ring / 2 || peer_blocked);
+	return consumed > limit &&
+	       (peer_free <= ring / 2 || peer_blocked || consumed == outstanding);
 }

@@ -328,7 +328,9 @@ int smcd_cdc_parse(const u8 *buf, size_t len, struct smcd_cdc_hdr *h);
  * the consumer cursor last went to the peer; @outstanding: bytes the peer
  * still considers unconsumed; @peer_blocked: the peer's last CDC had
  * write-blocked; @forced: the peer requested an update or urgent data
- * handling forces one.
+ * handling forces one.  Past the least limit, an update also goes out
+ * when the reader caught up with all the peer sent (@consumed equals
+ * @outstanding): the peer gives back ring pages it knows are read.
  */
 bool smc_cdc_cons_update_needed(u32 ring, u32 consumed, u32 outstanding,
 				bool peer_blocked, bool forced);

@@ -35,7 +35,9 @@
  * dmb_bytes; of the ring's 16, at most the 3 around the data may go)
  * past the sender's idle second, and at least 13 pages go
  * back within 8 s of the read, the data intact; the second write must
- * make its pages anew (the first may find them in a pooled DMB).
+ * make its pages anew (the first may find them in a pooled DMB).  A
+ * third round reads in 4 KiB pieces: the writer must hear that the
+ * last of them was read too.
  * dmb_window_widens: 2.4 MB of 4 KiB ping-pong keeps both windows at
  * their first 64 KiB and makes no more than a window's pages in each
  * ring; then 16 MiB to a reader that pauses every 2 MiB widens the
@@ -812,15 +814,17 @@ static long long ring_bytes(void)
 
 /*
  * One round of dmb_ring_pages: RING_FILL bytes written and left unread
- * for a while, then read.  The ring has its pages with the write (made
- * by it unless @pooled: a DMB from the pool has the pages it had),
- * keeps them while unread, and gives them back once read.
+ * for a while, then read, @piece bytes a call.  The ring has its pages
+ * with the write (made by it unless @pooled: a DMB from the pool has
+ * the pages it had), keeps them while unread, and gives them back once
+ * read.
  */
 static int ring_pages_round(int cli, int srv, uint64_t *s, int round,
-			    int pooled)
+			    int pooled, size_t piece)
 {
 	static uint8_t out[RING_FILL], in[RING_FILL];
 	long long before, held, now;
+	size_t got, n;
 	long t;
 
 	fill_rand(out, sizeof(out), s);
@@ -846,7 +850,12 @@ static int ring_pages_round(int cli, int srv, uint64_t *s, int round,
 			  round, held, now);
 		return 0;
 	}
-	if (recv_exact(srv, in, sizeof(in)) || memcmp(in, out, sizeof(in))) {
+	for (got = 0; got < sizeof(in); got += n) {
+		n = sizeof(in) - got < piece ? sizeof(in) - got : piece;
+		if (recv_exact(srv, in + got, n))
+			break;
+	}
+	if (got < sizeof(in) || memcmp(in, out, sizeof(in))) {
 		ktap_diag("round %d: the data read is not what was written",
 			  round);
 		return 0;
@@ -881,8 +890,10 @@ static int dmb_ring_pages_case(uint64_t seed)
 	}
 	if (make_pair(AF_INET, &cli, &srv, &bo))
 		return 0;
-	ok = check_paths(cli, srv) && ring_pages_round(cli, srv, &s, 1, 1) &&
-	     ring_pages_round(cli, srv, &s, 2, 0);
+	ok = check_paths(cli, srv) &&
+	     ring_pages_round(cli, srv, &s, 1, 1, RING_FILL) &&
+	     ring_pages_round(cli, srv, &s, 2, 0, RING_FILL) &&
+	     ring_pages_round(cli, srv, &s, 3, 0, 4096);
 	close(cli);
 	close(srv);
 	return ok;

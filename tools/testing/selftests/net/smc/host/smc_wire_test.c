@@ -1379,6 +1379,11 @@ static void test_cons_update_rule(void)
 	CHECK(!smc_cdc_cons_update_needed(16384, 5000, 8191, false, false));
 	CHECK(smc_cdc_cons_update_needed(16384, 5000, 8192, false, false));
 	CHECK(smc_cdc_cons_update_needed(16384, 5000, 8191, true, false));
+	/* ... unless all it sent is read, and past the limit */
+	CHECK(smc_cdc_cons_update_needed(16384, 5000, 5000, false, false));
+	CHECK(!smc_cdc_cons_update_needed(16384, 2304, 2304, false, false));
+	CHECK(!smc_cdc_cons_update_needed(ring, lim, lim, false, false));
+	CHECK(smc_cdc_cons_update_needed(ring, lim + 1, lim + 1, false, false));
 	/* large ring: L = ring / 10 */
 	CHECK(!smc_cdc_cons_update_needed(ring, lim, ring, false, false));
 	CHECK(smc_cdc_cons_update_needed(ring, lim + 1, ring, false, false));
