@@ -422,6 +422,12 @@ int smc_conn_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 		n = min_t(size_t, v.avail, len - copied);
 		if (v.to_mark)
 			n = min(n, v.to_mark);
+		/*
+		 * A quarter of the window at a time: the writer, told of
+		 * the room after each, fills it while we copy the rest,
+		 * instead of waiting for a whole window to be read.
+		 */
+		n = min(n, smc_ring_window(&c->rx, c->rmb_ring) / 4);
 		rc = smc_copy_out(c, msg, &cons, n);
 		if (rc)
 			break;
