@@ -198,6 +198,13 @@ static void smc_tx_trim_arm(struct smc_sock *smc)
 		sock_put(&smc->sk);
 }
 
+/* Bytes we wrote that the peer had not read at its consumer cursor @cons */
+static inline u32 smc_tx_used(const struct smc_conn *c,
+			      const struct smc_cursor *cons)
+{
+	return smc_curs_diff(c->tx_ring, cons, &c->tx_prod);
+}
+
 static void smc_tx_trim_work(struct work_struct *work)
 {
 	struct smc_sock *smc = container_of(to_delayed_work(work),
@@ -219,8 +226,7 @@ static void smc_tx_trim_work(struct work_struct *work)
 	} else {
 		cons = smc_rx_curs(c, &c->peer_cons);
 		if (!smc_ring_trim(&c->tx, c->tx_ring, cons.count,
-				   smc_curs_diff(c->tx_ring, &cons,
-						 &c->tx_prod)))
+				   smc_tx_used(c, &cons)))
 			goto out;
 		if (c->tx_trim_backoff < SMC_RING_BACKOFF_MAX)
 			c->tx_trim_backoff++;
@@ -254,12 +260,19 @@ static u32 smc_tx_room(struct smc_conn *c, u32 used)
 	return used < win ? win - used : 0;
 }
 
+/* Room past @cons, a consumer cursor of the peer's we looked at */
+static inline u32 smc_tx_room_at(struct smc_conn *c,
+				 const struct smc_cursor *cons)
+{
+	return smc_tx_room(c, smc_tx_used(c, cons));
+}
+
 /* Bytes we may still write into the peer's ring; every send asks */
 static inline u32 smc_tx_space(struct smc_conn *c)
 {
 	struct smc_cursor cons = smc_rx_curs(c, &c->peer_cons);
 
-	return smc_tx_room(c, smc_curs_diff(c->tx_ring, &cons, &c->tx_prod));
+	return smc_tx_room_at(c, &cons);
 }
 
 /*
@@ -286,7 +299,7 @@ static u32 smc_tx_widen(struct smc_sock *smc)
 {
 	struct smc_conn *c = &smc->conn;
 	struct smc_cursor cons = smc_rx_curs(c, &c->peer_cons);
-	u32 used = smc_curs_diff(c->tx_ring, &cons, &c->tx_prod);
+	u32 used = smc_tx_used(c, &cons);
 	u32 fold = c->tx.pg->fold;
 
 	if (smc_ring_widen(&c->tx, c->tx_ring, cons.count, used)) {
