@@ -327,17 +327,27 @@ static inline u8 smc_peer_flags(struct smc_conn *c)
 	return READ_ONCE(c->peer_conn_flags);
 }
 
-/* The peer will write nothing more */
-static inline bool smc_peer_done(struct smc_conn *c)
+/* Peer connection flags @f say the peer will write nothing more */
+static inline bool smc_flags_done(u8 f)
 {
-	return smc_peer_flags(c) & (SMC_CDC_CS_DONE_WRITING |
-				     SMC_CDC_CS_CLOSED | SMC_CDC_CS_ABORT);
+	return f & (SMC_CDC_CS_DONE_WRITING | SMC_CDC_CS_CLOSED |
+		    SMC_CDC_CS_ABORT);
 }
 
-/* The peer reads nothing more */
+/* ... or that it reads nothing more */
+static inline bool smc_flags_gone(u8 f)
+{
+	return f & (SMC_CDC_CS_CLOSED | SMC_CDC_CS_ABORT);
+}
+
+static inline bool smc_peer_done(struct smc_conn *c)
+{
+	return smc_flags_done(smc_peer_flags(c));
+}
+
 static inline bool smc_peer_gone(struct smc_conn *c)
 {
-	return smc_peer_flags(c) & (SMC_CDC_CS_CLOSED | SMC_CDC_CS_ABORT);
+	return smc_flags_gone(smc_peer_flags(c));
 }
 
 /* smc_rx.c: receiving */
@@ -358,8 +368,42 @@ struct smc_rx_view {
 	bool	at_hole;	/* the reader is at a replaced urgent byte */
 };
 
-void smc_rx_look(struct smc_conn *c, const struct smc_cursor *cons,
-		 struct smc_rx_view *v);
+/*
+ * What a reader at @cons sees, from one consistent look at the peer's
+ * cursors; poll takes the peer's consumer cursor of the same look
+ * (@peer_cons) for the other direction.  Inline: every read and poll
+ * looks, most of them more than once.
+ */
+static __always_inline void __smc_rx_look(struct smc_conn *c,
+					  const struct smc_cursor *cons,
+					  struct smc_rx_view *v,
+					  struct smc_cursor *peer_cons)
+{
+	struct smc_cursor prod;
+	unsigned int seq;
+
+	do {
+		seq = read_seqcount_begin(&c->rx_seq);
+		prod = c->peer_prod;
+		if (peer_cons)
+			*peer_cons = c->peer_cons;
+		v->peer_flags = c->peer_conn_flags;
+		v->at_hole = c->urg_hole_set &&
+			     smc_curs_equal(cons, &c->urg_hole);
+		v->urg_state = c->urg_state;
+		/* while urgent state exists, rx_cons is not past the mark */
+		v->to_mark = c->urg_state == SMC_URG_NONE ? U32_MAX :
+			     smc_curs_diff(c->rmb_ring, cons, &c->urg_pos);
+	} while (read_seqcount_retry(&c->rx_seq, seq));
+	v->avail = min(smc_curs_diff(c->rmb_ring, cons, &prod), c->rmb_ring);
+}
+
+static inline void smc_rx_look(struct smc_conn *c,
+			       const struct smc_cursor *cons,
+			       struct smc_rx_view *v)
+{
+	__smc_rx_look(c, cons, v, NULL);
+}
 
 /* 1 if @v starts at a replaced urgent byte, which is no data at all */
 static inline u32 smc_rx_skipped(const struct smc_rx_view *v)
@@ -377,7 +421,7 @@ int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len);
 void smc_tx_publish(struct smc_sock *smc);
 void smc_tx_trim_cancel(struct smc_sock *smc);
 void smc_tx_cdc_done(struct smc_sock *smc, u16 seq);
-bool smc_tx_writable(struct smc_conn *c);
+bool smc_tx_writable(struct smc_conn *c, const struct smc_cursor *peer_cons);
 
 /* The peer's window now, for the statistics (a glance) */
 static inline u32 smc_conn_tx_window(const struct smc_conn *c)

@@ -183,26 +183,6 @@ u32 smc_conn_readable(struct smc_sock *smc)
 	return smc_ring_set(&c->rx) ? smc_rx_avail(c, &c->rx_cons) : 0;
 }
 
-void smc_rx_look(struct smc_conn *c, const struct smc_cursor *cons,
-		 struct smc_rx_view *v)
-{
-	struct smc_cursor prod;
-	unsigned int seq;
-
-	do {
-		seq = read_seqcount_begin(&c->rx_seq);
-		prod = c->peer_prod;
-		v->peer_flags = c->peer_conn_flags;
-		v->at_hole = c->urg_hole_set &&
-			     smc_curs_equal(cons, &c->urg_hole);
-		v->urg_state = c->urg_state;
-		/* while urgent state exists, rx_cons is not past the mark */
-		v->to_mark = c->urg_state == SMC_URG_NONE ? U32_MAX :
-			     smc_curs_diff(c->rmb_ring, cons, &c->urg_pos);
-	} while (read_seqcount_retry(&c->rx_seq, seq));
-	v->avail = min(smc_curs_diff(c->rmb_ring, cons, &prod), c->rmb_ring);
-}
-
 /*
  * Normal data ahead of @v's reader: an urgent byte read apart is none,
  * and a replaced one at the reader's place (the next read steps over
