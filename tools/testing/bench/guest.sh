@@ -26,6 +26,8 @@ REPO=$(cd "$HERE/../../.." && pwd)
 OUT=${SMC_RESULTS:?}/bench.jsonl
 BENCH=$HERE/smcbench
 SMC_RUN=$REPO/tools/net/smc/smc_run
+# TCP's applications run one cgroup down too, as smc_run puts SMC's
+CG_RUN=$HERE/cg_run
 SMC_PATH=$REPO/tools/testing/selftests/net/smc/smc_path
 SMCR_TOPO=$REPO/tools/testing/selftests/net/smc/smcr_topo.sh
 SMCD_PARAM=/sys/module/smc/parameters/smcd
@@ -250,7 +252,7 @@ micro() {
 WATCH_PID=
 watch_start() {
 	: > "$3"
-	[ -n "$2" ] || return 0
+	[ "$2" = "$SMC_RUN" ] || return 0
 	"$SMC_PATH" -p "$1" -w 30000 > "$3" 2>/dev/null &
 	WATCH_PID=$!
 }
@@ -472,9 +474,9 @@ fi
 
 if part tcp; then
 	micro tcp tcp
-	app_redis tcp ""
-	app_nginx tcp ""
-	app_iperf tcp ""
+	app_redis tcp "$CG_RUN"
+	app_nginx tcp "$CG_RUN"
+	app_iperf tcp "$CG_RUN"
 fi
 part uds && micro uds uds
 
@@ -590,7 +592,7 @@ smcr_part() {
 	export SMC_TEST_ADDR4=$SMCR_B
 	micro tcp-rxe tcp
 	micro smcr smc smcr
-	app_redis_sweep tcp-rxe "" "$SMCR_B"
+	app_redis_sweep tcp-rxe "$CG_RUN" "$SMCR_B"
 	app_redis_sweep smcr "$SMC_RUN" "$SMCR_B"
 	unset SMC_TEST_ADDR4
 	echo "$smcd_saved" > "$SMCD_PARAM"
