@@ -16,7 +16,8 @@
 # smcd, sockmap, upstream-lo, smcr and upstream-smcr; default all),
 # SMC_BENCH_SYSCTL="net.smc.X=V ..." (sysctls set before the SMC-R
 # parts, e.g. net.smc.smcr_max_send_wr=64), SMC_BENCH_MODE (normal: the
-# bulk runs, 64 KiB stream and iperf3, 5 times each for a median),
+# rows it judges, 64 KiB stream, ping-pong 14 B and iperf3, 5 times
+# each for a median),
 # SMC_BENCH_PROFILE=perf|insn (each run profiled, see prof_begin).
 set -uo pipefail
 export LC_ALL=C	# a dot in $EPOCHREALTIME
@@ -60,8 +61,10 @@ failed() {
 
 # Sizes of the runs: fixed amounts of work, not durations, so that the
 # deterministic mode repeats them exactly.  The normal mode, where a
-# sender and a receiver run at once, is judged on the median of 5 bulk
-# runs (BULK_RUNS); iperf3 runs IPERF_SECONDS each.
+# sender and a receiver run at once, is judged on the median of 5 runs
+# (BULK_RUNS) of the bulk rows and of ping-pong 14 B, whose single runs
+# there moved by a third between two boots; iperf3 runs IPERF_SECONDS
+# each.
 BULK_RUNS=1 IPERF_SECONDS=5
 if [ "$QUICK" = 1 ]; then
 	STREAM_BYTES=$((16 << 20)) PP_ROUNDS=500 CRR_COUNT=200 MEM_COUNT=100
@@ -72,7 +75,7 @@ else
 	[ "$MODE" = normal ] && BULK_RUNS=5
 fi
 
-# In the normal mode TCP's and our SMC-D's further 64 KiB stream runs
+# In the normal mode TCP's and our SMC-D's further runs of those rows
 # take turns (bulk_turns) instead of coming path after path: the host's
 # load drifts, and TCP's median moved by a fifth between two boots of
 # the same kernel, SMC-D's ratio with it.
@@ -231,8 +234,7 @@ micro() {
 	done
 	[ "$TURNS" = 1 ] && { [ "$path" = tcp ] || [ "$path" = smcd ]; } && runs=1
 	for ((r = 2; r <= runs; r++)); do
-		record "$path" -t "$t" -m stream -s 65536 -n "$STREAM_BYTES" \
-			--tag "run$r" "${expect[@]}"
+		judged_run "$r" "$path" -t "$t" "${expect[@]}"
 	done
 	record "$path" -t "$t" -m stream -s 65536 -n "$STREAM_BYTES" --verify \
 		"${expect[@]}"
@@ -242,6 +244,16 @@ micro() {
 	done
 	record "$path" -t "$t" -m crr -n "$CRR_COUNT" "${expect[@]}"
 	record "$path" -t "$t" -m mem -n "$MEM_COUNT" "${expect[@]}"
+}
+
+# judged_run R PATHNAME ARGS...: run R of the rows the normal mode
+# judges on medians, 64 KiB stream and ping-pong 14 B
+judged_run() {
+	local r=$1 path=$2
+
+	shift 2
+	record "$path" "$@" -m stream -s 65536 -n "$STREAM_BYTES" --tag "run$r"
+	record "$path" "$@" -m pingpong -s 14 -n "$PP_ROUNDS" --tag "run$r"
 }
 
 # watch_start SERVER WRAP FILE: in the background, wait for the server's
@@ -487,15 +499,13 @@ if part smcd; then
 	app_iperf smcd "$SMC_RUN"
 fi
 
-# bulk_turns: the further 64 KiB stream runs of TCP and our SMC-D, by turns
+# bulk_turns: the further judged runs of TCP and our SMC-D, by turns
 bulk_turns() {
 	local r
 
 	for ((r = 2; r <= BULK_RUNS; r++)); do
-		record tcp -t tcp -m stream -s 65536 -n "$STREAM_BYTES" \
-			--tag "run$r"
-		record smcd -t smc -m stream -s 65536 -n "$STREAM_BYTES" \
-			--tag "run$r" --expect smcd
+		judged_run "$r" tcp -t tcp
+		judged_run "$r" smcd -t smc --expect smcd
 	done
 }
 
