@@ -40,6 +40,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -400,6 +401,15 @@ static void rec_getint(struct ctx *c, const char *label, int fd, int level,
 		rec(c, "get %s = 0 val=%d", label, v);
 }
 
+/* SIOCATMARK's result, then its answer as "@label N" */
+static void rec_atmark(struct ctx *c, const char *label, int fd)
+{
+	int mark = -1;
+
+	CALL(c, "SIOCATMARK", ioctl(fd, SIOCATMARK, &mark));
+	rec(c, "%s %d", label, mark);
+}
+
 /* Bind to the test address, port 0, and listen; remember it in c->addr. */
 static int listener_fam(struct ctx *c, int fam, int backlog)
 {
@@ -541,32 +551,40 @@ static int outq(int fd)
 	return v;
 }
 
-/* Wait until fd has exactly n bytes readable. */
-static void wait_inq(struct ctx *c, int fd, int n)
+/* Look at @ok(@fd, @arg) every 5 ms until it holds or WAIT_MS pass */
+static bool wait_until(bool (*ok)(int fd, int arg), int fd, int arg)
 {
 	long end = now_ms() + WAIT_MS;
 
-	while (inq(fd) != n) {
-		if (now_ms() > end) {
-			FAIL(c, "timeout waiting for %d bytes (have %d)", n,
-			     inq(fd));
-			return;
-		}
+	while (!ok(fd, arg)) {
+		if (now_ms() > end)
+			return ok(fd, arg);
 		msleep(5);
 	}
+	return true;
+}
+
+static bool inq_is(int fd, int n)
+{
+	return inq(fd) == n;
+}
+
+static bool outq_is(int fd, int n)
+{
+	return outq(fd) == n;
+}
+
+/* Wait until fd has exactly n bytes readable. */
+static void wait_inq(struct ctx *c, int fd, int n)
+{
+	if (!wait_until(inq_is, fd, n))
+		FAIL(c, "timeout waiting for %d bytes (have %d)", n, inq(fd));
 }
 
 static void wait_outq_empty(struct ctx *c, int fd)
 {
-	long end = now_ms() + WAIT_MS;
-
-	while (outq(fd) != 0) {
-		if (now_ms() > end) {
-			FAIL(c, "timeout waiting for empty send queue");
-			return;
-		}
-		msleep(5);
-	}
+	if (!wait_until(outq_is, fd, 0))
+		FAIL(c, "timeout waiting for empty send queue");
 }
 
 static long send_all(int fd, const void *buf, size_t n)
@@ -1396,25 +1414,24 @@ static void sc_oob(struct ctx *c)
 	CALL(c, "send X OOB", send(cli, "X", 1, MSG_OOB));
 	rec_mask(c, "server urgent", wait_ev(c, srv, POLLPRI));
 	wait_inq(c, srv, 2);
-	{
-		int mark = -1;
-
-		CALL(c, "SIOCATMARK", ioctl(srv, SIOCATMARK, &mark));
-		rec(c, "at mark %d", mark);
-	}
+	rec_atmark(c, "at mark", srv);
 	n = CALL(c, "recv", recv(srv, b, sizeof(b), 0));
 	rec_data(c, "normal", b, n);
-	{
-		int mark = -1;
-
-		ioctl(srv, SIOCATMARK, &mark);
-		rec(c, "at mark after normal data %d", mark);
-	}
+	rec_atmark(c, "at mark after normal data", srv);
 	n = CALL(c, "recv OOB", recv(srv, b, sizeof(b), MSG_OOB));
 	rec_data(c, "oob", b, n);
 	CALL(c, "recv OOB again", recv(srv, b, sizeof(b), MSG_OOB));
 	CALL(c, "recv DONTWAIT rest", recv(srv, b, sizeof(b), MSG_DONTWAIT));
 	CLOSE(cli, srv);
+}
+
+/* MSG_OOB peeks the urgent byte @ch on @fd */
+static bool oob_peeks(int fd, int ch)
+{
+	char b;
+
+	return recv(fd, &b, 1, MSG_OOB | MSG_PEEK | MSG_DONTWAIT) == 1 &&
+	       b == ch;
 }
 
 /*
@@ -1456,16 +1473,14 @@ static int recv_upto(int fd, char *b, int size, int want, int flags)
  */
 static void sc_oob_replaced(struct ctx *c)
 {
-	int cli, srv, mark;
+	int cli, srv;
 	char b[16];
 	long n;
 
 	if (pair(c, &cli, &srv))
 		return;
 	oob_read_to_mark(c, cli, srv, 2);
-	mark = -1;
-	CALL(c, "SIOCATMARK", ioctl(srv, SIOCATMARK, &mark));
-	rec(c, "at first mark %d", mark);
+	rec_atmark(c, "at first mark", srv);
 	CALL(c, "send cd", send(cli, "cd", 2, 0));
 	CALL(c, "send Y OOB", send(cli, "Y", 1, MSG_OOB));
 	wait_inq(c, srv, 2);
@@ -1473,9 +1488,7 @@ static void sc_oob_replaced(struct ctx *c)
 	rec_data(c, "after the skipped byte", b, n);
 	n = CALL(c, "recv 1 more", recv(srv, b, 1, 0));
 	rec_data(c, "up to the second mark", b, n);
-	mark = -1;
-	CALL(c, "SIOCATMARK", ioctl(srv, SIOCATMARK, &mark));
-	rec(c, "at second mark %d", mark);
+	rec_atmark(c, "at second mark", srv);
 	n = CALL(c, "recv OOB", recv(srv, b, sizeof(b), MSG_OOB));
 	rec_data(c, "oob", b, n);
 	CALL(c, "recv DONTWAIT rest", recv(srv, b, sizeof(b), MSG_DONTWAIT));
@@ -1488,8 +1501,7 @@ static void sc_oob_replaced(struct ctx *c)
  */
 static void sc_oob_replaced_at_mark(struct ctx *c)
 {
-	long end = now_ms() + WAIT_MS;
-	int cli, srv, mark;
+	int cli, srv;
 	char b[16];
 	long n;
 
@@ -1498,18 +1510,10 @@ static void sc_oob_replaced_at_mark(struct ctx *c)
 	oob_read_to_mark(c, cli, srv, 2);
 	CALL(c, "send Y OOB", send(cli, "Y", 1, MSG_OOB));
 	/* the new urgent byte is there once MSG_OOB peeks it */
-	while (recv(srv, b, 1, MSG_OOB | MSG_PEEK | MSG_DONTWAIT) != 1 ||
-	       b[0] != 'Y') {
-		if (now_ms() > end) {
-			FAIL(c, "timeout waiting for the second urgent byte");
-			break;
-		}
-		msleep(5);
-	}
+	if (!wait_until(oob_peeks, srv, 'Y'))
+		FAIL(c, "timeout waiting for the second urgent byte");
 	rec(c, "inq %d", inq(srv));
-	mark = -1;
-	CALL(c, "SIOCATMARK", ioctl(srv, SIOCATMARK, &mark));
-	rec(c, "at the new mark %d", mark);
+	rec_atmark(c, "at the new mark", srv);
 	rec_mask(c, "poll", poll1(srv, ALL_EV, 0));
 	CALL(c, "recv DONTWAIT", recv(srv, b, sizeof(b), MSG_DONTWAIT));
 	n = CALL(c, "recv OOB", recv(srv, b, sizeof(b), MSG_OOB));
@@ -2238,9 +2242,7 @@ static void sc_ioctl_queues(struct ctx *c)
 	rec(c, "FIONREAD %d SIOCOUTQ %d", inq(srv), outq(cli));
 	CALL(c, "recv 1000", recv_all(srv, buf, 1000));
 	rec(c, "FIONREAD %d", inq(srv));
-	v = -1;
-	CALL(c, "SIOCATMARK", ioctl(srv, SIOCATMARK, &v));
-	rec(c, "val %d", v);
+	rec_atmark(c, "val", srv);
 	CLOSE(cli, srv);
 out:
 	free(buf);
