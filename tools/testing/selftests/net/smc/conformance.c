@@ -1425,6 +1425,48 @@ static void sc_oob(struct ctx *c)
 	CLOSE(cli, srv);
 }
 
+/*
+ * Whether SIGURG, blocked, comes within @ms; takes it.  Blocked, it
+ * interrupts no poll, so both transports see the same calls.
+ */
+static int sigurg_within(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGURG);
+	return sigtimedwait(&set, NULL, &ts) == SIGURG;
+}
+
+/* The owner set by F_SETOWN is signalled for each new urgent byte */
+static void sc_oob_sigurg(struct ctx *c)
+{
+	int cli, srv;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGURG);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (pair(c, &cli, &srv))
+		return;
+	CALL(c, "F_SETOWN", fcntl(srv, F_SETOWN, getpid()));
+	rec(c, "F_GETOWN is us %d", fcntl(srv, F_GETOWN) == getpid());
+	CALL(c, "send a", send(cli, "a", 1, 0));
+	wait_inq(c, srv, 1);
+	rec(c, "SIGURG after normal data %d", sigurg_within(200));
+	CALL(c, "send X OOB", send(cli, "X", 1, MSG_OOB));
+	rec_mask(c, "server urgent", wait_ev(c, srv, POLLPRI));
+	rec(c, "SIGURG after urgent byte %d", sigurg_within(WAIT_MS));
+	CALL(c, "send Y OOB", send(cli, "Y", 1, MSG_OOB));
+	rec(c, "SIGURG after a second urgent byte %d",
+	    sigurg_within(WAIT_MS));
+	CALL(c, "F_SETOWN 0", fcntl(srv, F_SETOWN, 0));
+	CALL(c, "send Z OOB", send(cli, "Z", 1, MSG_OOB));
+	rec(c, "SIGURG without an owner %d", sigurg_within(300));
+	CLOSE(cli, srv);
+}
+
 /* MSG_OOB peeks the urgent byte @ch on @fd */
 static bool oob_peeks(int fd, int ch)
 {
@@ -2500,6 +2542,7 @@ static const struct scenario scenarios[] = {
 	{ "recv_dontwait", sc_recv_dontwait, AF_INET },
 	{ "recv_unconnected", sc_recv_unconnected, AF_INET },
 	{ "oob", sc_oob, AF_INET },
+	{ "oob_sigurg", sc_oob_sigurg, AF_INET },
 	{ "oob_v6", sc_oob, AF_INET6 },
 	{ "oob_inline", sc_oob_inline, AF_INET },
 	{ "oob_replaced", sc_oob_replaced, AF_INET },
