@@ -67,6 +67,18 @@ bool smc_rendezvous_hold_ack(struct sock *clcsk, const struct sockaddr *addr,
 void smc_rendezvous_debugfs(struct dentry *dir);
 
 /*
+ * The work a connection set up over CLC wakes on the server, and one
+ * its client set up does without: counted for debugfs ("rendezvous")
+ */
+enum smc_hs_work {
+	SMC_HS_WORK_ACCEPT,	/* the listener's accept worker ran */
+	SMC_HS_WORK_HANDSHAKE,	/* a child's handshake work ran */
+	SMC_HS_WORK_MAX
+};
+
+void smc_rendezvous_work_ran(enum smc_hs_work w);
+
+/*
  * A server's device check failed without a reason of its own (an EID
  * mismatch): the decline gives the reason of another path, as upstream.
  */

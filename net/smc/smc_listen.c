@@ -280,6 +280,7 @@ static void smc_tcp_accept_work(struct work_struct *work)
 						  tcp_accept_work);
 	struct smc_sock *lsmc = li->smc;
 
+	smc_rendezvous_work_ran(SMC_HS_WORK_ACCEPT);
 	lock_sock(&lsmc->sk);
 	smc_listen_accept_pending(lsmc, NULL);
 	release_sock(&lsmc->sk);
@@ -481,6 +482,7 @@ void smc_handshake_work(struct work_struct *work)
 	bool syn_smc;
 	int rc = 0;
 
+	smc_rendezvous_work_ran(SMC_HS_WORK_HANDSHAKE);
 	/* claimed, or a run that was pending already took it */
 	if (!smc_hs_move(child, SMC_HS_QUEUED, SMC_HS_RUNNING))
 		goto out;

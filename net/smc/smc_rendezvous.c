@@ -46,17 +46,30 @@ enum {
 };
 
 static atomic_long_t smc_rdv_count[SMC_RDV_MAX];
+static atomic_long_t smc_hs_work_runs[SMC_HS_WORK_MAX];
+
+/* The server's handshake work ran: never for a connection set up here */
+void smc_rendezvous_work_ran(enum smc_hs_work w)
+{
+	atomic_long_inc(&smc_hs_work_runs[w]);
+}
 
 static int smc_rdv_show(struct seq_file *m, void *v)
 {
 	static const char * const names[SMC_RDV_MAX] = {
 		"done", "no_peer", "busy", "failed",
 	};
+	static const char * const work_names[SMC_HS_WORK_MAX] = {
+		"accept_work", "handshake_work",
+	};
 	int i;
 
 	for (i = 0; i < SMC_RDV_MAX; i++)
 		seq_printf(m, "%s %ld\n", names[i],
 			   atomic_long_read(&smc_rdv_count[i]));
+	for (i = 0; i < SMC_HS_WORK_MAX; i++)
+		seq_printf(m, "%s %ld\n", work_names[i],
+			   atomic_long_read(&smc_hs_work_runs[i]));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(smc_rdv);
