@@ -375,6 +375,12 @@ static void smc_accept_enqueue(struct smc_sock *child, bool ok)
 	struct smc_listen_info *li = lsmc->listen;
 	bool queued = false, kick;
 
+	/*
+	 * Once queued, the child can be accepted and put its reference on
+	 * the listener, and the listener be closed, before we wake it: our
+	 * own keeps the listener until then.
+	 */
+	sock_hold(&lsmc->sk);
 	spin_lock(&li->lock);
 	li->in_handshake--;
 	if (ok && !li->closed) {
@@ -386,13 +392,13 @@ static void smc_accept_enqueue(struct smc_sock *child, bool ok)
 	kick = li->stalled && !smc_listen_busy(li);
 	spin_unlock(&li->lock);
 
-	/* before the abort, which puts our reference on the listener */
 	if (kick)
 		smc_listen_kick(lsmc);
 	if (queued)
 		lsmc->sk.sk_data_ready(&lsmc->sk);
 	else
 		smc_child_abort(child);
+	sock_put(&lsmc->sk);
 }
 
 /*
