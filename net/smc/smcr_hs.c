@@ -503,6 +503,24 @@ static u32 smcr_lgr_decline(const struct smcr_lgr *lgr)
 }
 
 /*
+ * Undo a connection's set-up on @lgr, and @first: the group made for it.
+ * A peer's DELETE LINK may have ended the group meanwhile, its own
+ * reference gone with it: then the connection's was the last, and ours
+ * keeps the group for the discard.
+ */
+static void smcr_hs_undo(struct smc_sock *smc, struct smcr_lgr *lgr,
+			 bool first)
+{
+	if (first)
+		refcount_inc(&lgr->refs);
+	smcr_conn_teardown(smc);
+	if (first) {
+		smcr_lgr_discard(lgr);
+		smcr_lgr_put(lgr);
+	}
+}
+
+/*
  * Client: the server took our SMC-Rv2 or SMC-Rv1 offer.  Make or find
  * the link group, our buffers, confirm, and bring up a new link.
  * Returns 0 on SMC-R or fallback, or a negative error that fails the
@@ -600,9 +618,7 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 		smcr_llc_arm(link, SMC_LLC_CONFIRM_LINK, false);
 	rc = len < 0 ? len : smc_clc_send(smc, hs->buf, len);
 	if (rc) {
-		smcr_conn_teardown(smc);
-		if (first)
-			smcr_lgr_discard(lgr);
+		smcr_hs_undo(smc, lgr, first);
 		return rc;
 	}
 	reason = first ? smcr_client_first_link(lgr) : 0;
@@ -614,9 +630,7 @@ int smcr_connect_accept(struct smc_sock *smc, struct smc_hs *hs)
 out_decline:
 	reason = smcr_decline_reason(rc);
 out_decline_reason:
-	smcr_conn_teardown(smc);
-	if (first)
-		smcr_lgr_discard(lgr);
+	smcr_hs_undo(smc, lgr, first);
 	smc_hs_late_decline(smc, reason, version);
 	return 0;
 }
@@ -816,9 +830,7 @@ int smcr_listen_accept(struct smc_sock *child, struct smc_hs *hs, u8 version)
 out_decline:
 	reason = smcr_decline_reason(rc);
 out_decline_reason:
-	smcr_conn_teardown(child);
-	if (first)
-		smcr_lgr_discard(lgr);
+	smcr_hs_undo(child, lgr, first);
 	smc_hs_late_decline(child, reason, version);
 	return 0;
 
@@ -831,8 +843,6 @@ out_teardown:
 		smcr_lgr_put(lgr);
 		return rc;
 	}
-	smcr_conn_teardown(child);
-	if (first)
-		smcr_lgr_discard(lgr);
+	smcr_hs_undo(child, lgr, first);
 	return rc;
 }
