@@ -210,7 +210,7 @@ static bool smc_tcp_accept_q_empty(struct smc_sock *lsmc)
 	return reqsk_queue_empty(&icsk->icsk_accept_queue);
 }
 
-static bool smc_hs_has_input(struct smc_sock *child);
+static bool smc_clcsk_has_input(const struct sock *clcsk);
 
 /*
  * Park new @child for the claim of its client, which comes next.  The
@@ -221,10 +221,23 @@ static bool smc_hs_has_input(struct smc_sock *child);
  */
 static bool smc_hs_park_new(struct smc_sock *child)
 {
+	struct sock *clcsk = smc_clcsk(child);
+	bool parked;
+
+	/*
+	 * Once parked, the child is no longer ours: an event on its
+	 * clcsock may run the handshake, which may end the child and
+	 * release the clcsock before we look.  Hold both for the look.
+	 */
+	sock_hold(&child->sk);
+	sock_hold(clcsk);
 	mod_timer(&child->hs_timer, child->hs_deadline);
 	atomic_xchg(&child->hs_state, SMC_HS_PARKED);
-	return !(smc_hs_has_input(child) &&
-		 smc_hs_move(child, SMC_HS_PARKED, SMC_HS_RUNNING));
+	parked = !(smc_clcsk_has_input(clcsk) &&
+		   smc_hs_move(child, SMC_HS_PARKED, SMC_HS_RUNNING));
+	sock_put(clcsk);
+	sock_put(&child->sk);
+	return parked;
 }
 
 /*
@@ -406,14 +419,17 @@ static void smc_accept_enqueue(struct smc_sock *child, bool ok)
  * clcsock's callbacks or the end of the CLC wait queue the work again,
  * and a client of this host may claim it meanwhile (smc_rendezvous.c).
  */
-static bool smc_hs_has_input(struct smc_sock *child)
+static bool smc_clcsk_has_input(const struct sock *clcsk)
 {
-	struct sock *clcsk = smc_clcsk(child);
-
 	return !skb_queue_empty_lockless(&clcsk->sk_receive_queue) ||
 	       READ_ONCE(clcsk->sk_err) ||
 	       (READ_ONCE(clcsk->sk_shutdown) & RCV_SHUTDOWN) ||
 	       READ_ONCE(clcsk->sk_state) != TCP_ESTABLISHED;
+}
+
+static bool smc_hs_has_input(struct smc_sock *child)
+{
+	return smc_clcsk_has_input(smc_clcsk(child));
 }
 
 /*
