@@ -151,8 +151,15 @@ bool smc_conn_rx_cdc(struct smc_sock *smc, const struct smc_cdc_view *in)
 
 	if (abort)
 		sk_error_report(sk);
-	if (urgent)
+	if (urgent) {
+		/*
+		 * The file and its owner go once the socket is orphaned,
+		 * which happens under this lock: not while we signal.
+		 */
+		read_lock_bh(&sk->sk_callback_lock);
 		sk_send_sigurg(sk);
+		read_unlock_bh(&sk->sk_callback_lock);
+	}
 	/*
 	 * Wake only who can make progress: readers for new data, writers
 	 * that found no room for freed space, everyone for a change of
