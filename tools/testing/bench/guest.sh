@@ -269,15 +269,17 @@ watch_start() {
 	WATCH_PID=$!
 }
 
-# watch_modes FILE: after the run, the modes the watcher saw ("16 smcd")
+# watch_modes FILE VAR: after the run, the modes the watcher saw ("16
+# smcd") into VAR.  Not to be called in $(...): the watcher is a child
+# of this shell, not of a subshell, and only this shell can wait for it.
 watch_modes() {
 	if [ -n "$WATCH_PID" ]; then
 		wait "$WATCH_PID"
 		WATCH_PID=
 	fi
-	grep -v 'state=LISTEN' "$1" |
+	printf -v "$2" '%s' "$(grep -v 'state=LISTEN' "$1" |
 		sed -n 's/.*mode=\([a-z]*\).*/\1/p' | sort | uniq -c |
-		tr -s ' \n' ' '
+		tr -s ' \n' ' ')"
 }
 
 # redis_start WRAP ADDR: redis-server on ADDR port 6399, in REDIS_SRV
@@ -319,7 +321,7 @@ redis_op() {
 	timeout 600 $wrap redis-benchmark -h "$addr" -p 6399 -n "$REDIS_N" \
 		-c "$c" -t "$op" -q >"$out" 2>&1
 	prof_end
-	modes=$(watch_modes "$out.path")
+	watch_modes "$out.path" modes
 	rps=$(sed -n 's/.*: *\([0-9.]*\) requests per second.*/\1/p' \
 		"$out" | tail -n 1)
 	printf '{"path":"%s","app":"%s","requests":%d,"clients":%d,"rps":%s,"server_modes":"%s"%s}\n' \
@@ -371,7 +373,7 @@ app_iperf() {
 		timeout 120 $wrap iperf3 -c 127.0.0.1 -p 5399 \
 			-t "$IPERF_SECONDS" -J > "$out.json" 2>&1
 		wait $srv 2>/dev/null
-		modes=$(watch_modes "$out.path")
+		watch_modes "$out.path" modes
 		gbps=$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 print(d["end"]["sum_received"]["bits_per_second"] / 1e9)' \
@@ -463,7 +465,7 @@ EOF
 	kill -INT $pid 2>/dev/null
 	wait $pid
 	prof_end
-	modes=$(watch_modes "$out.path")
+	watch_modes "$out.path" modes
 	rps=$(awk -v n="$n" -v a="$t0" -v b="$t1" \
 		'BEGIN { if (b > a) printf "%.1f", n / (b - a); else print 0 }')
 	printf '{"path":"%s","app":"nginx-wrk","requests":%d,"rps":%s,"server_modes":"%s"%s}\n' \
