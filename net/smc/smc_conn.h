@@ -379,23 +379,25 @@ static __always_inline void __smc_rx_look(struct smc_conn *c,
 					  struct smc_rx_view *v,
 					  struct smc_cursor *peer_cons)
 {
-	struct smc_cursor prod;
+	struct smc_cursor at, prod;
 	unsigned int seq;
 
 	do {
 		seq = read_seqcount_begin(&c->rx_seq);
+		/* poll passes rx_cons unlocked: a reader moves it meanwhile */
+		at = *cons;
 		prod = c->peer_prod;
 		if (peer_cons)
 			*peer_cons = c->peer_cons;
 		v->peer_flags = c->peer_conn_flags;
 		v->at_hole = c->urg_hole_set &&
-			     smc_curs_equal(cons, &c->urg_hole);
+			     smc_curs_equal(&at, &c->urg_hole);
 		v->urg_state = c->urg_state;
 		/* while urgent state exists, rx_cons is not past the mark */
 		v->to_mark = c->urg_state == SMC_URG_NONE ? U32_MAX :
-			     smc_curs_diff(c->rmb_ring, cons, &c->urg_pos);
+			     smc_curs_diff(c->rmb_ring, &at, &c->urg_pos);
 	} while (read_seqcount_retry(&c->rx_seq, seq));
-	v->avail = min(smc_curs_diff(c->rmb_ring, cons, &prod), c->rmb_ring);
+	v->avail = min(smc_curs_diff(c->rmb_ring, &at, &prod), c->rmb_ring);
 }
 
 static inline void smc_rx_look(struct smc_conn *c,
