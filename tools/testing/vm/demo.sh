@@ -39,10 +39,10 @@ iperf() {
 	done
 	$wrap iperf3 -c 127.0.0.1 -p 5201 -t 5 -l 128K -f m >"$out" 2>&1 &
 	local c=$!
-	sleep 2
 	if [ "$label" = smc ]; then
+		# as soon as one is connected: a busy host starts iperf3 late
 		echo "demo: AF_SMC sockets of iperf3 while it runs (smc_diag):"
-		"$PATHTOOL" | grep -v 'state=LISTEN' || true
+		"$PATHTOOL" -w 5000 | grep -v 'state=LISTEN' || true
 	fi
 	wait $c || true
 	wait $s 2>/dev/null || true
