@@ -86,19 +86,31 @@ def state():
     except OSError:
         return "gone"
 
+def wchan():
+    try:
+        return open("/proc/%d/wchan" % pid).read()
+    except OSError:
+        return "?"
+
+# in the slot wait, not in any other D state (a fault, a mutex on a
+# slow kernel) on the way to it
+def waits():
+    return state() == "D" and wchan() == "smcr_slot_get"
+
 t0 = time.monotonic()
 open(go, "w").close()
-while state() != "D":
+while not waits():
     if time.monotonic() - t0 > 5 or state() in ("Z", "gone"):
-        print("no wait: state", state())
+        print("no wait: state %s, wchan %s" % (state(), wchan()))
         sys.exit(1)
     time.sleep(0.01)
 tw = time.monotonic()
 time.sleep(1)
-if state() != "D":
-    print("left the wait by itself after %.2f s" % (time.monotonic() - tw))
+if not waits():
+    print("left the wait by itself after %.2f s: state %s, wchan %s"
+          % (time.monotonic() - tw, state(), wchan()))
     sys.exit(1)
-wchan = open("/proc/%d/wchan" % pid).read()
+where = wchan()
 tk = time.monotonic()
 os.kill(pid, signal.SIGKILL)
 while state() not in ("Z", "gone"):
@@ -108,14 +120,16 @@ while state() not in ("Z", "gone"):
 te = time.monotonic()
 print("in D after %.2f s (wchan %s), SIGKILL %.2f s into the wait, "
       "gone %.2f s after it, %.2f s after close() began"
-      % (tw - t0, wchan, tk - tw, te - tk, te - t0))
+      % (tw - t0, where, tk - tw, te - tk, te - t0))
 print("%.2f %.2f" % (tk - tw, te - tk))
 PY
 
-# in_d PID: PID sleeps in D state
-in_d()
+# in_slot_wait PID: PID sleeps in D state waiting for a send slot (not
+# in another D state on the way to it)
+in_slot_wait()
 {
-	[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = D ]
+	[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = D ] &&
+		[ "$(cat "/proc/$1/wchan" 2>/dev/null)" = smcr_slot_get ]
 }
 
 port=$(free_port)
@@ -153,9 +167,9 @@ fi
 echo $STARVE > "$KNOB"
 echo go >&"${FIL[1]}"
 rc=0
-if wait_until 60 in_d "$fpid"; then
+if wait_until 60 in_slot_wait "$fpid"; then
 	sleep 0.5
-	in_d "$fpid" || rc=1
+	in_slot_wait "$fpid" || rc=1
 else
 	rc=1
 fi
