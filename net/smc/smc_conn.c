@@ -76,36 +76,30 @@ __poll_t smc_conn_poll(struct smc_sock *smc)
 	struct smc_conn *c = &smc->conn;
 	struct sock *sk = &smc->sk;
 	u8 shut = READ_ONCE(sk->sk_shutdown);
-	struct smc_cursor peer_cons;
 	struct smc_rx_view v = {};
 	__poll_t mask = 0;
-	bool done, gone;
 	u32 readable;
 
 	if (READ_ONCE(sk->sk_err))
 		mask |= EPOLLERR;
 	if (smc_ring_set(&c->rx)) {
-		/* one look serves both directions */
-		__smc_rx_look(c, &c->rx_cons, &v, &peer_cons);
+		smc_rx_look(c, &c->rx_cons, &v);
 		readable = smc_rx_normal(sk, &v);
 		if (readable && readable >= smc_rcv_target(sk, c, false,
 							   INT_MAX, false))
 			mask |= EPOLLIN | EPOLLRDNORM;
 		if (v.urg_state == SMC_URG_VALID)
 			mask |= EPOLLPRI;
-	} else {
-		v.peer_flags = smc_peer_flags(c);
-		peer_cons = smc_rx_curs(c, &c->peer_cons);
 	}
-	done = smc_flags_done(v.peer_flags);
-	gone = smc_flags_gone(v.peer_flags);
-	if (done || (shut & RCV_SHUTDOWN))
+	if (smc_peer_done(c) || (shut & RCV_SHUTDOWN))
 		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
-	if (shut & SEND_SHUTDOWN || gone)
+	if (shut & SEND_SHUTDOWN || smc_peer_gone(c))
 		mask |= EPOLLOUT | EPOLLWRNORM;
-	else if (smc_ring_set(&c->tx) && smc_tx_writable(c, &peer_cons))
+	else if (smc_ring_set(&c->tx) && smc_tx_writable(c))
 		mask |= EPOLLOUT | EPOLLWRNORM;
-	if (shut == SHUTDOWN_MASK || (done && (shut & SEND_SHUTDOWN)) || gone)
+	if (shut == SHUTDOWN_MASK ||
+	    (smc_peer_done(c) && (shut & SEND_SHUTDOWN)) ||
+	    smc_peer_gone(c))
 		mask |= EPOLLHUP;
 	return mask;
 }

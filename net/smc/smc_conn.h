@@ -327,27 +327,17 @@ static inline u8 smc_peer_flags(struct smc_conn *c)
 	return READ_ONCE(c->peer_conn_flags);
 }
 
-/* Peer connection flags @f say the peer will write nothing more */
-static inline bool smc_flags_done(u8 f)
-{
-	return f & (SMC_CDC_CS_DONE_WRITING | SMC_CDC_CS_CLOSED |
-		    SMC_CDC_CS_ABORT);
-}
-
-/* ... or that it reads nothing more */
-static inline bool smc_flags_gone(u8 f)
-{
-	return f & (SMC_CDC_CS_CLOSED | SMC_CDC_CS_ABORT);
-}
-
+/* The peer will write nothing more */
 static inline bool smc_peer_done(struct smc_conn *c)
 {
-	return smc_flags_done(smc_peer_flags(c));
+	return smc_peer_flags(c) & (SMC_CDC_CS_DONE_WRITING |
+				     SMC_CDC_CS_CLOSED | SMC_CDC_CS_ABORT);
 }
 
+/* The peer reads nothing more */
 static inline bool smc_peer_gone(struct smc_conn *c)
 {
-	return smc_flags_gone(smc_peer_flags(c));
+	return smc_peer_flags(c) & (SMC_CDC_CS_CLOSED | SMC_CDC_CS_ABORT);
 }
 
 /* smc_rx.c: receiving */
@@ -370,14 +360,11 @@ struct smc_rx_view {
 
 /*
  * What a reader at @cons sees, from one consistent look at the peer's
- * cursors; poll takes the peer's consumer cursor of the same look
- * (@peer_cons) for the other direction.  Inline: every read and poll
- * looks, most of them more than once.
+ * cursors.  Inline: a blocking read looks twice, poll once a call.
  */
-static __always_inline void __smc_rx_look(struct smc_conn *c,
-					  const struct smc_cursor *cons,
-					  struct smc_rx_view *v,
-					  struct smc_cursor *peer_cons)
+static __always_inline void smc_rx_look(struct smc_conn *c,
+					const struct smc_cursor *cons,
+					struct smc_rx_view *v)
 {
 	struct smc_cursor at, prod;
 	unsigned int seq;
@@ -387,8 +374,6 @@ static __always_inline void __smc_rx_look(struct smc_conn *c,
 		/* poll passes rx_cons unlocked: a reader moves it meanwhile */
 		at = *cons;
 		prod = c->peer_prod;
-		if (peer_cons)
-			*peer_cons = c->peer_cons;
 		v->peer_flags = c->peer_conn_flags;
 		v->at_hole = c->urg_hole_set &&
 			     smc_curs_equal(&at, &c->urg_hole);
@@ -398,13 +383,6 @@ static __always_inline void __smc_rx_look(struct smc_conn *c,
 			     smc_curs_diff(c->rmb_ring, &at, &c->urg_pos);
 	} while (read_seqcount_retry(&c->rx_seq, seq));
 	v->avail = min(smc_curs_diff(c->rmb_ring, &at, &prod), c->rmb_ring);
-}
-
-static inline void smc_rx_look(struct smc_conn *c,
-			       const struct smc_cursor *cons,
-			       struct smc_rx_view *v)
-{
-	__smc_rx_look(c, cons, v, NULL);
 }
 
 /* 1 if @v starts at a replaced urgent byte, which is no data at all */
@@ -423,7 +401,7 @@ int smc_conn_sendmsg(struct smc_sock *smc, struct msghdr *msg, size_t len);
 void smc_tx_publish(struct smc_sock *smc);
 void smc_tx_trim_cancel(struct smc_sock *smc);
 void smc_tx_cdc_done(struct smc_sock *smc, u16 seq);
-bool smc_tx_writable(struct smc_conn *c, const struct smc_cursor *peer_cons);
+bool smc_tx_writable(struct smc_conn *c);
 
 /* The peer's window now, for the statistics (a glance) */
 static inline u32 smc_conn_tx_window(const struct smc_conn *c)

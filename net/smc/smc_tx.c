@@ -325,13 +325,10 @@ static void smc_tx_want_space(struct smc_conn *c)
 	smp_mb__after_atomic();
 }
 
-/*
- * poll: room past @peer_cons, the peer's consumer cursor poll looked
- * at, or a wake-up asked for when room comes
- */
-bool smc_tx_writable(struct smc_conn *c, const struct smc_cursor *peer_cons)
+/* poll: room, or a wake-up asked for when room comes */
+bool smc_tx_writable(struct smc_conn *c)
 {
-	if (smc_tx_room_at(c, peer_cons))
+	if (smc_tx_space(c))
 		return true;
 	smc_tx_want_space(c);
 	return smc_tx_space(c);
