@@ -78,7 +78,7 @@ int smcd_cdc_parse(const u8 *buf, size_t len, struct smcd_cdc_hdr *h)
 }
 
 bool smc_cdc_cons_update_needed(u32 ring, u32 consumed, u32 outstanding,
-				bool peer_blocked, bool forced)
+				bool peer_blocked, bool forced, bool paged)
 {
 	u32 limit = max_t(u32, ring / 10, SMC_CDC_UPD_LIMIT_MIN);
 	u32 peer_free = outstanding < ring ? ring - outstanding : 0;
@@ -86,5 +86,6 @@ bool smc_cdc_cons_update_needed(u32 ring, u32 consumed, u32 outstanding,
 	if (forced)
 		return true;
 	return consumed > limit &&
-	       (peer_free <= ring / 2 || peer_blocked || consumed == outstanding);
+	       (peer_free <= ring / 2 || peer_blocked ||
+		(paged && consumed == outstanding));
 }

@@ -328,11 +328,13 @@ int smcd_cdc_parse(const u8 *buf, size_t len, struct smcd_cdc_hdr *h);
  * the consumer cursor last went to the peer; @outstanding: bytes the peer
  * still considers unconsumed; @peer_blocked: the peer's last CDC had
  * write-blocked; @forced: the peer requested an update or urgent data
- * handling forces one.  Past the least limit, an update also goes out
- * when the reader caught up with all the peer sent (@consumed equals
- * @outstanding): the peer gives back ring pages it knows are read.
+ * handling forces one; @paged: the peer gives back the pages of our ring
+ * that it knows are read (our paged loopback DMB).  Then, past the least
+ * limit, an update also goes out when the reader caught up with all the
+ * peer sent (@consumed equals @outstanding).  Elsewhere it would cost a
+ * message per burst (an RDMA send on SMC-R) and free nothing.
  */
 bool smc_cdc_cons_update_needed(u32 ring, u32 consumed, u32 outstanding,
-				bool peer_blocked, bool forced);
+				bool peer_blocked, bool forced, bool paged);
 
 #endif /* _SMC_CDC_WIRE_H */

@@ -270,7 +270,7 @@ static void smc_rx_consumed(struct smc_sock *smc,
 	if (c->rx.pg && win != c->rx_window)
 		WRITE_ONCE(c->rx_window, win);
 	if (smc_cdc_cons_update_needed(win, consumed, outstanding, blocked,
-				       past_mark || past_hole))
+				       past_mark || past_hole, c->rx.pg))
 		smc_tx_publish(smc);
 }
 

@@ -168,7 +168,7 @@ static void fuzz_one(const u8 *buf, size_t size)
 	FUZZ_ASSERT(smc_curs_comp(ring, &o, &c) >= 0 || o.wrap == 0xFFFF);
 	FUZZ_ASSERT(!smc_curs_stale(&o, &c));
 	smc_cdc_cons_update_needed(ring, buf[14] * 1000U, buf[15] * 1000U,
-				   buf[14] & 1, false);
+				   buf[14] & 1, false, buf[15] & 1);
 }
 #endif
 

@@ -1372,25 +1372,29 @@ static void test_cons_update_rule(void)
 	u32 ring = 65536 - 32, lim = ring / 10;
 
 	/* small ring: L = 2304 */
-	CHECK(!smc_cdc_cons_update_needed(16384, 2304, 16384, false, false));
-	CHECK(smc_cdc_cons_update_needed(16384, 2305, 16384, false, false));
-	CHECK(smc_cdc_cons_update_needed(16384, 0, 0, false, true));
+	CHECK(!smc_cdc_cons_update_needed(16384, 2304, 16384, false, false, true));
+	CHECK(smc_cdc_cons_update_needed(16384, 2305, 16384, false, false, true));
+	CHECK(smc_cdc_cons_update_needed(16384, 0, 0, false, true, true));
 	/* peer still has more than half free: wait */
-	CHECK(!smc_cdc_cons_update_needed(16384, 5000, 8191, false, false));
-	CHECK(smc_cdc_cons_update_needed(16384, 5000, 8192, false, false));
-	CHECK(smc_cdc_cons_update_needed(16384, 5000, 8191, true, false));
+	CHECK(!smc_cdc_cons_update_needed(16384, 5000, 8191, false, false, true));
+	CHECK(smc_cdc_cons_update_needed(16384, 5000, 8192, false, false, true));
+	CHECK(smc_cdc_cons_update_needed(16384, 5000, 8191, true, false, true));
 	/* ... unless all it sent is read, and past the limit */
-	CHECK(smc_cdc_cons_update_needed(16384, 5000, 5000, false, false));
-	CHECK(!smc_cdc_cons_update_needed(16384, 2304, 2304, false, false));
-	CHECK(!smc_cdc_cons_update_needed(ring, lim, lim, false, false));
-	CHECK(smc_cdc_cons_update_needed(ring, lim + 1, lim + 1, false, false));
+	CHECK(smc_cdc_cons_update_needed(16384, 5000, 5000, false, false, true));
+	CHECK(!smc_cdc_cons_update_needed(16384, 2304, 2304, false, false, true));
+	CHECK(!smc_cdc_cons_update_needed(ring, lim, lim, false, false, true));
+	CHECK(smc_cdc_cons_update_needed(ring, lim + 1, lim + 1, false, false, true));
 	/* large ring: L = ring / 10 */
-	CHECK(!smc_cdc_cons_update_needed(ring, lim, ring, false, false));
-	CHECK(smc_cdc_cons_update_needed(ring, lim + 1, ring, false, false));
-	CHECK(!smc_cdc_cons_update_needed(ring, lim + 1, 0, false, false));
-	CHECK(smc_cdc_cons_update_needed(ring, lim + 1, 0, true, false));
+	CHECK(!smc_cdc_cons_update_needed(ring, lim, ring, false, false, true));
+	CHECK(smc_cdc_cons_update_needed(ring, lim + 1, ring, false, false, true));
+	CHECK(!smc_cdc_cons_update_needed(ring, lim + 1, 0, false, false, true));
+	CHECK(smc_cdc_cons_update_needed(ring, lim + 1, 0, true, false, true));
+	/* ... which an unpaged ring (an SMC-R RMB) never asks */
+	CHECK(!smc_cdc_cons_update_needed(16384, 5000, 5000, false, false, false));
+	CHECK(!smc_cdc_cons_update_needed(ring, lim + 1, lim + 1, false, false, false));
+	CHECK(smc_cdc_cons_update_needed(16384, 5000, 8192, false, false, false));
 	/* outstanding beyond the ring: no free space */
-	CHECK(smc_cdc_cons_update_needed(ring, lim + 1, ~0U, false, false));
+	CHECK(smc_cdc_cons_update_needed(ring, lim + 1, ~0U, false, false, true));
 }
 
 /* ---------- a ring folded onto its window ---------- */
