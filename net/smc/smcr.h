@@ -240,6 +240,13 @@ struct smcr_link {
 	 * or with the group's last reference
 	 */
 	bool			drained_ok;
+	/*
+	 * left behind with a QP that did not flush (smcr_link_stop()):
+	 * its completions touch nothing of the group, which may go before
+	 * them.  The group's free waits out the handlers that looked
+	 * before it was set (smcr_lgr_free()).
+	 */
+	bool			orphan;
 
 	/*
 	 * liveness: a TEST LINK when nothing came for a while.  last_rx:

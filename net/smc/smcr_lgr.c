@@ -47,8 +47,21 @@ static void smcr_lgr_free(struct smcr_lgr *lgr)
 {
 	struct smcr_link *link, *tmp;
 	struct smcr_buf *buf, *btmp;
+	bool orphans = false;
 	unsigned int i;
 
+	/*
+	 * A link whose QP would not flush stays, an orphan; its handlers
+	 * run in softirq: wait out any that looked before it was marked.
+	 */
+	for (i = 0; i < SMCR_LINKS; i++)
+		if (lgr->links[i] && !smcr_link_stop(lgr->links[i]))
+			orphans = true;
+	list_for_each_entry(link, &lgr->dead_links, dead)
+		if (!smcr_link_stop(link))
+			orphans = true;
+	if (orphans)
+		synchronize_rcu();
 	list_for_each_entry_safe(buf, btmp, &lgr->bufs, node)
 		smcr_buf_free(lgr, buf);
 	for (i = 0; i < SMCR_LINKS; i++)

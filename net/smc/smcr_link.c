@@ -57,6 +57,9 @@ static void smcr_slot_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct smcr_link *link = slot->link;
 	struct smc_sock *smc;
 
+	/* its send buffers and group may be gone; the slot stays taken */
+	if (READ_ONCE(link->orphan))
+		return;
 	smcr_link_count_wc(link);
 	smcr_slot_writes_done(slot);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -743,7 +746,7 @@ void smcr_link_rx(struct smcr_link *link, const u8 *buf, const u8 *tail,
 	struct smc_llc_msg m;
 	u8 *whole = NULL;
 
-	if (!len)
+	if (!len || READ_ONCE(link->orphan))
 		return;
 	WRITE_ONCE(link->last_rx, jiffies);
 	if (buf[0] == SMC_CDC_MSG_TYPE) {
@@ -880,7 +883,10 @@ void smcr_link_down(struct smcr_link *link, const char *fmt, ...)
  * (their work requests flushed), and a marker through the send queue
  * proves every completion of the QP handled.  Process context; the
  * link is down already or goes down now.  False when the device did
- * not flush within its time: then the QP must stay.
+ * not flush within its time: then the QP must stay, and the link is an
+ * orphan whose completions are dropped from now on (the group may go
+ * before them).  Such a stop is not tried again: a second marker could
+ * be taken for the first one's late completion.
  */
 bool smcr_link_stop(struct smcr_link *link)
 {
@@ -893,6 +899,8 @@ bool smcr_link_stop(struct smcr_link *link)
 		return true;
 	if (link->drained_ok)
 		return true;
+	if (link->orphan)
+		return false;
 	smcr_link_set_down(link);
 	/* a TEST LINK waiting for its answer is woken by the above */
 	cancel_delayed_work_sync(&link->keepalive);
@@ -911,6 +919,7 @@ bool smcr_link_stop(struct smcr_link *link)
 	if (!drained) {
 		pr_err("%s: QP %u did not flush, left in place\n",
 		       dev_name(&link->dev->ibdev->dev), link->qp_num);
+		WRITE_ONCE(link->orphan, true);
 		return false;
 	}
 	link->drained_ok = true;
@@ -954,12 +963,12 @@ void smcr_link_destroy(struct smcr_link *link)
 	smcr_link_release(link);
 }
 
-/* The link group is freed: its link with it (hardware gone already) */
+/* The link group is freed: its link with it (smcr_lgr_free()) */
 void smcr_link_free(struct smcr_link *link)
 {
-	smcr_link_destroy(link);
-	if (link->qp)
+	if (link->orphan)
 		return;	/* leaked on purpose, see smcr_link_stop() */
+	smcr_link_destroy(link);
 	kfree(link->llc_raw);
 	smcr_dev_put(link->dev);
 	kfree(link);
