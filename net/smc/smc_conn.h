@@ -343,11 +343,10 @@ static inline bool smc_peer_gone(struct smc_conn *c)
 /* smc_rx.c: receiving */
 bool smc_conn_rx_cdc(struct smc_sock *smc, const struct smc_cdc_view *in);
 int smc_conn_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
-		     int flags);
+		     int flags, u32 *seen);
 ssize_t smc_conn_splice_read(struct smc_sock *smc,
 			     struct pipe_inode_info *pipe, size_t len,
 			     bool nonblock);
-u32 smc_conn_readable(struct smc_sock *smc);
 
 /* What a reader at @cons sees: bytes, and the distance to the mark */
 struct smc_rx_view {

@@ -182,14 +182,6 @@ static u32 smc_rx_avail(struct smc_conn *c, const struct smc_cursor *cons)
 	return min(smc_curs_diff(c->rmb_ring, cons, &prod), c->rmb_ring);
 }
 
-/* Bytes readable now, for the statistics (no lock: a glance) */
-u32 smc_conn_readable(struct smc_sock *smc)
-{
-	struct smc_conn *c = &smc->conn;
-
-	return smc_ring_set(&c->rx) ? smc_rx_avail(c, &c->rx_cons) : 0;
-}
-
 /*
  * Normal data ahead of @v's reader: an urgent byte read apart is none,
  * and a replaced one at the reader's place (the next read steps over
@@ -338,8 +330,12 @@ static int smc_recv_idle(struct smc_sock *smc, const struct smc_rx_view *v,
 	return 0;
 }
 
+/*
+ * recvmsg on an SMC connection; *@seen (if @seen) gets the bytes there
+ * were at the first look, for the statistics.
+ */
 int smc_conn_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
-		     int flags)
+		     int flags, u32 *seen)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct smc_conn *c = &smc->conn;
@@ -365,6 +361,10 @@ int smc_conn_recvmsg(struct smc_sock *smc, struct msghdr *msg, size_t len,
 	cons = c->rx_cons;
 	for (;;) {
 		smc_rx_look(c, &cons, &v);
+		if (seen) {
+			*seen = v.avail;
+			seen = NULL;
+		}
 		if (past_mark)
 			v.to_mark = U32_MAX;
 		if (v.avail && v.at_hole && !past_hole) {
@@ -485,7 +485,8 @@ ssize_t smc_conn_splice_read(struct smc_sock *smc, struct pipe_inode_info *pipe,
 		return -ENOMEM;
 	len = min_t(size_t, len, n * PAGE_SIZE);
 	iov_iter_bvec(&msg.msg_iter, ITER_DEST, bvec, n, len);
-	rc = smc_conn_recvmsg(smc, &msg, len, nonblock ? MSG_DONTWAIT : 0);
+	rc = smc_conn_recvmsg(smc, &msg, len, nonblock ? MSG_DONTWAIT : 0,
+			      NULL);
 
 	for (i = 0; i < n; i++) {
 		if (rc > 0 && i * PAGE_SIZE < rc) {

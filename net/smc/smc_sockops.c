@@ -152,7 +152,7 @@ int smc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 {
 	struct smc_sock *smc = smc_sk(sock->sk);
 	struct socket *clcsock;
-	u32 readable;
+	u32 readable = 0;
 	int rc;
 
 	rc = smc_wait_connected(smc, sock_rcvtimeo(&smc->sk,
@@ -160,8 +160,7 @@ int smc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	if (rc)
 		return rc;
 	if (smc_on_smc(smc)) {
-		readable = smc_conn_readable(smc);
-		rc = smc_conn_recvmsg(smc, msg, len, flags);
+		rc = smc_conn_recvmsg(smc, msg, len, flags, &readable);
 		smc_stats_rx(smc, len, rc, flags & MSG_OOB, readable);
 		return rc;
 	}

@@ -145,7 +145,7 @@ void smc_stats_tx(struct smc_sock *smc, size_t len, int rc, bool oob)
 		SMC_STAT_INC(smc->stats, t, tx_buf.size_small_cnt);
 }
 
-/* recvmsg of @len bytes returned @rc; @readable were there at entry */
+/* recvmsg of @len bytes returned @rc; @readable were there at its first look */
 void smc_stats_rx(struct smc_sock *smc, size_t len, int rc, bool oob,
 		  u32 readable)
 {
